@@ -1,0 +1,40 @@
+# The single entry point for building, previewing and testing the guide.
+# README.md, .ci/run, the contributing pages and the CI workflows call these targets.
+
+PYTHON    ?= python3
+VENV      ?= .venv
+BUILDDIR  ?= _build
+SPHINXOPTS ?=
+BIN       := $(VENV)/bin
+SPHINX    := $(BIN)/python -m sphinx
+# conf.py lives at the repository root; the pages live in docs/.
+SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
+
+.DEFAULT_GOAL := help
+.PHONY: help venv html serve test clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+
+# The virtual environment is rebuilt when it is missing or older than a requirements file.
+$(BIN)/.installed: requirements.txt requirements-pinned.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-pinned.txt
+	touch $@
+
+venv: $(BIN)/.installed ## Create or refresh .venv from the pinned requirements.
+
+html: $(BIN)/.installed ## Build the site into _build/html (warnings are errors).
+	@mkdir -p $(BUILDDIR)
+	$(SPHINX) -b html $(SPHINXFLAGS) -w $(BUILDDIR)/html-warnings.log docs $(BUILDDIR)/html
+
+serve: $(BIN)/.installed ## Live-reloading preview on http://127.0.0.1:8000.
+	$(BIN)/sphinx-autobuild -c . --host 127.0.0.1 --port 8000 docs $(BUILDDIR)/serve
+
+test: html ## Build the site if needed, then run the whole test suite.
+	BUILDDIR=$(BUILDDIR) $(BIN)/python -m pytest tests
+
+clean: ## Remove build outputs (keeps .venv).
+	rm -rf $(BUILDDIR) .pytest_cache

@@ -1,0 +1,94 @@
+"""Sphinx configuration for the SGLang speculative decoding guide.
+
+Sources live in ``docs/``; this file stays at the repository root and the
+Makefile runs ``sphinx-build -c . docs _build/html``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "sphinxext"))
+
+from pinned import PINNED, check_installed  # noqa: E402  (sphinxext/pinned.py)
+
+# -- The releases the guide documents (single source: requirements-pinned.txt) --
+check_installed()
+sglang_version = PINNED["sglang"]
+specforge_version = PINNED["specforge"]
+
+# -- Project -------------------------------------------------------------------
+project = "SGLang Speculative Decoding Guide"
+author = "The guide's contributors"
+copyright = "2026, the guide's contributors"
+release = version = f"SGLang {sglang_version}"
+
+# Where the site and its sources live; every URL below derives from these.
+repository_url = "https://github.com/sglang-spec-guide/guide"
+repository_branch = "main"
+site_url = "https://sglang-spec-guide.github.io/guide/"
+specforge_docs_url = "https://docs.sglang.ai/SpecForge/"
+
+# -- Extensions ----------------------------------------------------------------
+extensions = [
+    "myst_parser",
+    "nbsphinx",
+    "sphinx.ext.intersphinx",
+    "sphinx_copybutton",
+    "sphinx_design",
+    "sphinx-mathjax-offline",
+    "sphinxcontrib.bibtex",
+    # The project's own extensions (sphinxext/), one purpose each.
+]
+
+exclude_patterns = ["**.ipynb_checkpoints"]
+templates_path = ["_templates"]
+nitpicky = True
+
+# -- MyST ----------------------------------------------------------------------
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
+myst_heading_anchors = 3
+myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}
+
+# -- Citations: one BibTeX file, one bibliography page -------------------------
+bibtex_bibfiles = ["references.bib"]
+bibtex_reference_style = "author_year"
+bibtex_default_style = "plain"
+
+# -- Notebooks: executed on every build, outputs never stored ------------------
+nbsphinx_execute = "always"
+nbsphinx_allow_errors = False
+nbsphinx_timeout = 120
+nbsphinx_requirejs_path = ""  # no widgets: do not load require.js from a CDN
+
+# -- Cross-links to SpecForge's documentation (offline inventory in the repo) ---
+# tools/make_specforge_inventory.py writes the inventory from SpecForge's page list.
+intersphinx_mapping = {
+    "specforge": (specforge_docs_url, str(ROOT / "docs" / "_inventories" / f"specforge-{specforge_version}.inv")),
+}
+intersphinx_disabled_reftypes = ["*"]  # only explicit `specforge:` targets go outside
+intersphinx_timeout = 1
+
+# -- Copy buttons: copy the command, not prompts or output ----------------------
+copybutton_exclude = ".linenos, .gp, .go"
+
+# -- HTML ----------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = "SGLang Speculative Decoding Guide"
+html_static_path = ["_static"]
+html_baseurl = site_url
+html_last_updated_fmt = "%Y-%m-%d"
+html_theme_options = {
+    "repository_url": repository_url,
+    "repository_branch": repository_branch,
+    "path_to_docs": "docs",
+    "use_repository_button": True,
+    "use_edit_page_button": True,
+    "use_issues_button": True,
+    "show_toc_level": 2,
+    "announcement": (
+        f"Checked against SGLang {sglang_version} and SpecForge {specforge_version}."
+    ),
+}

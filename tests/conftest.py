@@ -1,0 +1,83 @@
+"""Shared fixtures: the built site, and one build of a tree of bad pages.
+
+``make test`` builds the real site first; tests read it from ``$BUILDDIR/html``.
+Bad-input tests share a single Sphinx build of ``tests/fixtures/pages/`` made in
+a temporary copy of the project (the real tree is never touched): each fixture
+page holds one mistake, and each test asserts the message that names its file
+and line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "sphinxext"))
+FIXTURES = ROOT / "tests" / "fixtures"
+BUILDDIR = ROOT / os.environ.get("BUILDDIR", "_build")
+
+# What a copy of the project needs besides its pages.
+PROJECT_FILES = ["conf.py", "requirements-pinned.txt", "sphinxext", "tools"]
+DOCS_SUPPORT = ["_static", "_templates", "_inventories"]
+
+
+@pytest.fixture(scope="session")
+def html_dir() -> Path:
+    """The real site's HTML output, built by ``make html`` before the tests run."""
+    out = BUILDDIR / "html"
+    if not (out / "index.html").exists():
+        pytest.fail(f"{out} has no index.html: run `make test`, which builds the site first")
+    return out
+
+
+@dataclass
+class BuildResult:
+    """A finished Sphinx build: exit code, combined output, and the source tree used."""
+
+    returncode: int
+    output: str
+    srcdir: Path
+    outdir: Path
+
+
+def copy_project(dest: Path) -> Path:
+    """Copy the project's configuration and extensions (no pages) to ``dest``; return its docs dir."""
+    for name in PROJECT_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    docs = dest / "docs"
+    docs.mkdir()
+    for name in DOCS_SUPPORT:
+        if (ROOT / "docs" / name).exists():
+            shutil.copytree(ROOT / "docs" / name, docs / name)
+    for extra in (ROOT / "docs").glob("*.bib"):
+        shutil.copy2(extra, docs / extra.name)
+    return docs
+
+
+def sphinx_build(project: Path, *extra: str) -> BuildResult:
+    """Run the same sphinx-build as ``make html`` on a copied project; never raises on failure."""
+    outdir = project / "_build" / "html"
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(project), "-W", "--keep-going", "-n",
+           *extra, str(project / "docs"), str(outdir)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=project, timeout=600)
+    return BuildResult(proc.returncode, proc.stdout + proc.stderr, project / "docs", outdir)
+
+
+@pytest.fixture(scope="session")
+def bad_build(tmp_path_factory) -> BuildResult:
+    """One build of every page in ``tests/fixtures/pages/`` in a temporary copy of the project."""
+    project = tmp_path_factory.mktemp("bad-tree")
+    docs = copy_project(project)
+    shutil.copytree(FIXTURES / "pages", docs, dirs_exist_ok=True)
+    return sphinx_build(project)
