@@ -71,4 +71,4 @@ def test_notebook_was_executed_with_text_and_image_output(html_dir):
 
 def test_broken_cross_reference_fails_naming_file_and_line(bad_build):
     assert bad_build.returncode != 0
-    assert re.search(r"broken-xref\.md:4: WARNING: undefined label: 'no-such-label-anywhere'", bad_build.output)
+    assert re.search(r"broken-xref\.md:3: WARNING: undefined label: 'no-such-label-anywhere'", bad_build.output)
