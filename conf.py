@@ -43,8 +43,8 @@ extensions = [
     # The project's own extensions (sphinxext/), one purpose each.
 ]
 
-exclude_patterns = ["**.ipynb_checkpoints"]
-templates_path = ["_templates"]
+exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
+templates_path = ["docs/_templates"]  # paths here are relative to this file
 nitpicky = True
 
 # -- MyST ----------------------------------------------------------------------
@@ -77,7 +77,7 @@ copybutton_exclude = ".linenos, .gp, .go"
 # -- HTML ----------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
 html_title = "SGLang Speculative Decoding Guide"
-html_static_path = ["_static"]
+html_static_path = ["docs/_static"]
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {
