@@ -41,6 +41,8 @@ extensions = [
     "sphinx-mathjax-offline",
     "sphinxcontrib.bibtex",
     # The project's own extensions (sphinxext/), one purpose each.
+    "no_source_maps",
+    "notebook_errors",
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
