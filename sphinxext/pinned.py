@@ -56,4 +56,3 @@ def check_installed(pins: dict[str, str] = PINNED) -> None:
                 f"{PINNED_FILE.name} pins {name}=={wanted} but the environment has "
                 f"{found or 'no ' + name}. Run `make venv` (it installs the pins with --no-deps)."
             )
-
