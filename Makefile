@@ -11,7 +11,7 @@ SPHINX    := $(BIN)/python -m sphinx
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test clean bench
+.PHONY: help venv html serve test lint clean bench
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -35,6 +35,9 @@ serve: $(BIN)/.installed ## Live-reloading preview on http://127.0.0.1:8000.
 
 test: html ## Build the site if needed, then run the whole test suite.
 	BUILDDIR=$(BUILDDIR) $(BIN)/python -m pytest tests
+
+lint: $(BIN)/.installed ## Run the pre-commit hooks (.pre-commit-config.yaml) on every tracked file.
+	$(BIN)/pre-commit run --all-files --show-diff-on-failure
 
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)
