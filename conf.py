@@ -40,6 +40,12 @@ extensions = [
     "sphinx_design",
     "sphinx-mathjax-offline",
     "sphinxcontrib.bibtex",
+    # What readers and crawlers expect of a site (configured under "Site features").
+    "sphinxext.opengraph",
+    "sphinx_sitemap",
+    "notfound.extension",
+    "sphinx_last_updated_by_git",
+    "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
     "notebook_errors",
@@ -55,7 +61,7 @@ myst_heading_anchors = 3
 myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}
 
 # -- Citations: one BibTeX file, one bibliography page -------------------------
-bibtex_bibfiles = ["references.bib"]
+bibtex_bibfiles = ["docs/references.bib"]  # relative to this file
 bibtex_reference_style = "author_year"
 bibtex_default_style = "plain"
 
