@@ -176,3 +176,21 @@ def test_repository_url_is_written_only_in_conf_py():
               *(ROOT / "sphinxext").rglob("*.py"), *(ROOT / "tools").rglob("*.py")]
     repeated = [str(p.relative_to(ROOT)) for p in places if p.is_file() and url in p.read_text(errors="replace")]
     assert not repeated, f"{url} is repeated outside conf.py in {repeated}"
+
+
+# -- Issue forms -----------------------------------------------------------------------
+
+ISSUE_FORMS = ["wrong-fact.yml", "broken-example.yml", "missing-topic.yml"]
+FORM_FIELD_TYPES = {"markdown", "input", "textarea", "dropdown", "checkboxes"}
+
+
+@pytest.mark.parametrize("name", ISSUE_FORMS)
+def test_issue_form_has_the_keys_github_requires(name):
+    form = load(ROOT / ".github" / "ISSUE_TEMPLATE" / name)
+    assert form["name"] and form["description"] and form["body"]
+    ids = [field["id"] for field in form["body"] if "id" in field]
+    assert len(ids) == len(set(ids)), "field ids must be unique"
+    for field in form["body"]:
+        assert field["type"] in FORM_FIELD_TYPES
+        assert field["attributes"].get("label") or field["type"] == "markdown"
+    assert any(field.get("validations", {}).get("required") for field in form["body"]), "no required field"
