@@ -6,12 +6,13 @@ VENV      ?= .venv
 BUILDDIR  ?= _build
 SPHINXOPTS ?=
 BIN       := $(VENV)/bin
+LAB_VENV  ?= .venv-lab
 SPHINX    := $(BIN)/python -m sphinx
 # conf.py lives at the repository root; the pages live in docs/.
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test lint clean bench
+.PHONY: help venv html serve test lint lab clean bench
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -38,6 +39,20 @@ test: html ## Build the site if needed, then run the whole test suite.
 
 lint: $(BIN)/.installed ## Run the pre-commit hooks (.pre-commit-config.yaml) on every tracked file.
 	$(BIN)/pre-commit run --all-files --show-diff-on-failure
+
+# JupyterLab lives in its own environment (requirements-lab.txt): the build never
+# installs or imports it. The lab's "python3" kernel is the build environment's
+# Python, so a notebook runs in the lab exactly as it runs in the build.
+$(LAB_VENV)/bin/.installed: requirements-lab.txt $(BIN)/.installed
+	$(PYTHON) -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LAB_VENV)/bin/python -m pip install --quiet -r requirements-lab.txt
+	JUPYTER_PATH=$(abspath $(LAB_VENV))/share/jupyter $(BIN)/python -m ipykernel install \
+	  --prefix $(abspath $(LAB_VENV)) --name python3 --display-name "Python 3 (the guide's $(VENV))"
+	touch $@
+
+lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed on first use into .venv-lab).
+	JUPYTER_PATH=$(abspath $(LAB_VENV))/share/jupyter $(LAB_VENV)/bin/jupyter lab docs
 
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)

@@ -8,7 +8,9 @@ as ``.ci/run``; and the repository's URL is written once, in ``conf.py``.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,21 @@ def test_issue_form_has_the_keys_github_requires(name):
         assert field["type"] in FORM_FIELD_TYPES
         assert field["attributes"].get("label") or field["type"] == "markdown"
     assert any(field.get("validations", {}).get("required") for field in form["body"]), "no required field"
+
+
+# -- make lab keeps Jupyter out of the build -----------------------------------------
+
+
+def test_jupyterlab_is_pinned_for_make_lab_and_not_a_build_requirement():
+    assert not re.search(r"^(jupyterlab|notebook|jupyter)\b", (ROOT / "requirements.txt").read_text(), flags=re.M)
+    assert re.search(r"^jupyterlab==\d+\.\d+\.\d+$", (ROOT / "requirements-lab.txt").read_text(), flags=re.M)
+
+
+def test_make_lab_runs_jupyter_from_its_own_environment():
+    dry_run = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    lab_line = [line for line in dry_run.splitlines() if " lab docs" in line]
+    assert lab_line and ".venv-lab/bin/jupyter lab" in lab_line[0], dry_run
+
+
+def test_build_environment_does_not_install_jupyterlab():
+    assert importlib.util.find_spec("jupyterlab") is None, "jupyterlab is in the build venv: it slows every build"
