@@ -49,6 +49,9 @@ extensions = [
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
     "notebook_errors",
+    "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
+    "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
+    "release_changes",  # the sglang-drift directive (reference/release-changes.md)
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]

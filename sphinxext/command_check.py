@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import logging
 import re
 import shlex
 from dataclasses import dataclass
@@ -262,9 +263,11 @@ def _strict_parse(parser: argparse.ArgumentParser, args: list[str]) -> argparse.
     saved = [p.__dict__.get("error") for p in parsers]
     for p in parsers:
         p.error = _raise
+    logging.disable(logging.WARNING)  # SGLang's deprecated-flag actions log while parsing
     try:
         return parser.parse_args(args)
     finally:
+        logging.disable(logging.NOTSET)
         for p, old in zip(parsers, saved, strict=True):
             if old is None:
                 del p.error
@@ -303,6 +306,9 @@ def prepare_args(parser: argparse.ArgumentParser, args: list[str]) -> tuple[list
             if action is not None and not exact:
                 notes.append(f"{flag} is an abbreviation of {action.option_strings[0]}: SGLang accepts it only "
                              "while no other flag starts the same way; write the full flag")
+            if action is not None and type(action).__name__.startswith("Deprecated"):
+                instead = f": use {action.new_flag}" if getattr(action, "new_flag", None) else ""
+                notes.append(f"{flag} is deprecated{instead}")
             takes_value = action is not None and action.nargs != 0
             if action is not None and eq:
                 variable = bool(VARIABLE_RE.search(value))
@@ -455,7 +461,7 @@ def check_file(path: str | Path) -> list[Problem]:
 def _build_parsers(app) -> None:
     """Build SGLang's parser before reading pages: a failure stops the build with the reason."""
     from sphinx.errors import ExtensionError
-    from sphinx.util import logging
+    from sphinx.util import logging as sphinx_logging
 
     try:
         loaded = sglang_args.pinned_parser()
@@ -464,14 +470,14 @@ def _build_parsers(app) -> None:
     except Exception as exc:
         raise ExtensionError(f"command_check: cannot build the pinned parsers, so no command can be checked: {exc}",
                              modname=__name__) from exc
-    logging.getLogger(__name__).info(
+    sphinx_logging.getLogger(__name__).info(
         f"command_check: SGLang {loaded.version} parser built in {loaded.seconds:.2f} s")
 
 
 def _check_page(app, docname: str, source: list[str]) -> None:
-    from sphinx.util import logging
+    from sphinx.util import logging as sphinx_logging
 
-    logger = logging.getLogger(__name__)
+    logger = sphinx_logging.getLogger(__name__)
     path = app.env.doc2path(docname)
     for problem in check_source(source[0], Path(path).suffix):
         if problem.cell is None:
