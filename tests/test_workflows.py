@@ -214,3 +214,10 @@ def test_make_lab_runs_jupyter_from_its_own_environment():
 
 def test_build_environment_does_not_install_jupyterlab():
     assert importlib.util.find_spec("jupyterlab") is None, "jupyterlab is in the build venv: it slows every build"
+
+
+def test_contributing_page_lists_every_make_target_that_make_help_shows():
+    shown = set(re.findall(r"^([a-z][\w-]*):.*## ", (ROOT / "Makefile").read_text(), flags=re.M)) - {"help"}
+    page = (ROOT / "docs" / "contributing" / "index.md").read_text()
+    missing = sorted(t for t in shown if f"`make {t}`" not in page)
+    assert not missing, f"add these targets to the table in docs/contributing/index.md: {missing}"
