@@ -1,0 +1,108 @@
+"""Every real user question in QUESTIONS.md points at an answer that exists on the site.
+
+``docs/_data/questions.yaml`` maps each question id of ``QUESTIONS.md`` to
+``page.md#anchor``: the page under ``docs/`` and the HTML id of the section
+that answers it. ``QUESTIONS.md`` is not part of the repository: CI lays the
+project's ``shared/`` folder beside the clone, so it is read from
+``../shared/QUESTIONS.md`` relative to the repository root. Set the environment
+variable ``QUESTIONS_FILE`` to read it from somewhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+
+ANSWER_MAP = ROOT / "docs" / "_data" / "questions.yaml"
+QUESTIONS_FILE = Path(os.environ.get("QUESTIONS_FILE", ROOT.parent / "shared" / "QUESTIONS.md"))
+
+# A question starts a line with its id and a full stop: "Q07. My EAGLE-3 draft ...".
+QUESTION_ID = re.compile(r"^(Q\d{2})\.\s", flags=re.M)
+# "how-to/benchmark.md#bench-measure": a page source under docs/ and an HTML id.
+TARGET = re.compile(r"^(?P<page>[\w./-]+\.(?:md|ipynb))#(?P<anchor>[A-Za-z0-9_-]+)$")
+
+
+def load_answer_map() -> dict[str, str]:
+    """Read ``docs/_data/questions.yaml``: ``{question id: "page.md#anchor"}``.
+
+    :raises AssertionError: the file is not a mapping of ids to strings.
+    """
+    data = yaml.safe_load(ANSWER_MAP.read_text())
+    assert isinstance(data, dict), f"{ANSWER_MAP} must be a mapping of question ids to 'page.md#anchor'"
+    return {str(key): value for key, value in data.items()}
+
+
+ANSWERS = load_answer_map()
+
+
+@pytest.fixture(scope="module")
+def question_ids() -> list[str]:
+    """The question ids of QUESTIONS.md, in file order; fails clearly when the file is missing."""
+    if not QUESTIONS_FILE.is_file():
+        pytest.fail(
+            f"QUESTIONS.md not found at {QUESTIONS_FILE}. CI keeps the project's shared/ folder "
+            "beside the repository clone (../shared/QUESTIONS.md); elsewhere set QUESTIONS_FILE "
+            "to the file's path."
+        )
+    return QUESTION_ID.findall(QUESTIONS_FILE.read_text())
+
+
+@cache
+def html_ids(html_file: Path) -> frozenset[str]:
+    """All ``id`` attributes of one built HTML page (empty when the page was not built)."""
+    if not html_file.is_file():
+        return frozenset()
+    soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
+    return frozenset(tag["id"] for tag in soup.find_all(id=True))
+
+
+def test_questions_file_has_unique_question_ids(question_ids):
+    assert question_ids, f"no line of {QUESTIONS_FILE} starts with a question id such as 'Q01. '"
+    duplicates = sorted({q for q in question_ids if question_ids.count(q) > 1})
+    assert not duplicates, f"question ids used twice in {QUESTIONS_FILE}: {duplicates}"
+
+
+def test_every_question_is_mapped_to_an_answer(question_ids):
+    missing = [q for q in question_ids if q not in ANSWERS]
+    assert not missing, f"add these question ids to {ANSWER_MAP.relative_to(ROOT)}: {missing}"
+
+
+def test_answer_map_lists_only_known_questions(question_ids):
+    unknown = sorted(set(ANSWERS) - set(question_ids))
+    assert not unknown, f"{ANSWER_MAP.relative_to(ROOT)} maps ids that QUESTIONS.md does not have: {unknown}"
+
+
+@pytest.mark.parametrize("question", sorted(ANSWERS))
+def test_answer_is_written_as_page_and_anchor(question):
+    target = ANSWERS[question]
+    assert isinstance(target, str) and TARGET.match(target), (
+        f"{question}: {target!r} is not 'page.md#anchor' (a page under docs/, then '#', then an HTML id)"
+    )
+
+
+@pytest.mark.parametrize("question", sorted(ANSWERS))
+def test_answer_page_has_a_source_file(question):
+    match = TARGET.match(str(ANSWERS[question]))
+    assert match, f"{question}: malformed target {ANSWERS[question]!r}"
+    source = ROOT / "docs" / match["page"]
+    assert source.is_file(), f"{question}: {source.relative_to(ROOT)} does not exist"
+
+
+@pytest.mark.parametrize("question", sorted(ANSWERS))
+def test_answer_anchor_exists_in_the_built_site(question, html_dir):
+    match = TARGET.match(str(ANSWERS[question]))
+    assert match, f"{question}: malformed target {ANSWERS[question]!r}"
+    page = html_dir / Path(match["page"]).with_suffix(".html")
+    assert page.is_file(), f"{question}: {page.relative_to(html_dir)} was not built"
+    assert match["anchor"] in html_ids(page), (
+        f"{question}: no element with id={match['anchor']!r} in {page.relative_to(html_dir)}; "
+        "put a '(label)=' line before the heading that answers the question"
+    )
