@@ -179,3 +179,15 @@ def test_invalid_yaml_is_flagged(tmp_path, pre_commit_env):
     result = pre_commit(repo, pre_commit_env, "check-yaml")
     assert result.returncode != 0
     assert "docs/_data/broken.yaml" in result.stdout
+
+
+def test_installed_hook_stops_a_commit_of_a_notebook_with_outputs(tmp_path, pre_commit_env):
+    output = {"name": "stdout", "output_type": "stream", "text": ["2\n"]}
+    repo = git_repo(tmp_path, {"docs/explanation/demo.ipynb": notebook([output], execution_count=1)})
+    installed = run([str(ROOT / ".venv" / "bin" / "pre-commit"), "install"], repo, pre_commit_env)
+    assert installed.returncode == 0, installed.stdout
+    commit = run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "commit", "-q", "-m", "demo"],
+                 repo, pre_commit_env)
+    assert commit.returncode != 0, "the commit went through with notebook outputs"
+    assert "strip notebook outputs" in commit.stdout and "Failed" in commit.stdout
+    assert run(["git", "rev-parse", "--verify", "HEAD"], repo).returncode != 0, "a commit was made"
