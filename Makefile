@@ -12,7 +12,7 @@ SPHINX    := $(BIN)/python -m sphinx
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test lint lab clean bench
+.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -56,6 +56,15 @@ lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed o
 
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)
+
+check-commands: $(BIN)/.installed ## Check commands, Python blocks and configs without a build (PAGES=docs by default).
+	$(BIN)/python tools/check_commands.py $(or $(PAGES),docs)
+
+FROM ?= 0.5.14
+TO   ?= $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
+sglang-drift: $(BIN)/.installed ## Compare the speculative flags of two SGLang releases (FROM=0.5.14 TO=pinned); writes docs/_data.
+	$(BIN)/python tools/sglang_drift.py --from $(FROM) --to $(TO) --cache $(BUILDDIR)/sglang-releases \
+	  --json docs/_data/sglang-drift-$(FROM)-$(TO).json
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache

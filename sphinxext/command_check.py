@@ -34,7 +34,7 @@ import json
 import logging
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyflakes import checker as pyflakes_checker
@@ -163,20 +163,30 @@ class Command:
     entry: str  # "python -m sglang.launch_server", "sglang serve", "specforge"
     args: list[str]
     line: int
+    physical: list[tuple[int, str]] = field(default_factory=list)
+
+    def line_of(self, message: str) -> int:
+        """The line holding the first flag that ``message`` names (the command's first line if none)."""
+        for flag in re.findall(r"--[\w-]+", message):
+            for number, text in self.physical:
+                if re.search(rf"{re.escape(flag)}(?![\w-])", text):
+                    return number
+        return self.line
 
 
-def logical_lines(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Join lines ending with a backslash; keep the number of the first line."""
-    out: list[tuple[int, str]] = []
-    pending: tuple[int, str] | None = None
+def logical_lines(lines: list[tuple[int, str]]) -> list[tuple[int, str, list[tuple[int, str]]]]:
+    """Join lines ending with a backslash: ``(number of the first line, joined text, the physical lines)``."""
+    out: list[tuple[int, str, list[tuple[int, str]]]] = []
+    pending: tuple[int, str, list[tuple[int, str]]] | None = None
     for number, text in lines:
+        physical = [(number, text)]
         if pending is not None:
-            number, text = pending[0], pending[1] + " " + text.lstrip()
+            number, text, physical = pending[0], pending[1] + " " + text.lstrip(), pending[2] + physical
         if text.rstrip().endswith("\\"):
-            pending = (number, text.rstrip()[:-1])
+            pending = (number, text.rstrip()[:-1], physical)
             continue
         pending = None
-        out.append((number, text))
+        out.append((number, text, physical))
     if pending is not None:
         out.append(pending)
     return out
@@ -214,7 +224,7 @@ def _split(rest: str) -> list[str]:
 def find_commands(block: Block) -> list[Command]:
     """Every SGLang server / SpecForge command in a block."""
     found = []
-    for number, text in logical_lines(block.lines):
+    for number, text, physical in logical_lines(block.lines):
         for tool, regex in (("sglang", SGLANG_RE), ("specforge", SPECFORGE_RE)):
             for m in regex.finditer(text):
                 prefix = text[: m.start()]
@@ -227,7 +237,7 @@ def find_commands(block: Block) -> list[Command]:
                 if quote and quote in rest:
                     rest = rest[: rest.index(quote)]
                 entry = " ".join(m.group(0).split())
-                found.append(Command(tool, entry, _split(rest), number))
+                found.append(Command(tool, entry, _split(rest), number, physical))
     return found
 
 
@@ -423,7 +433,7 @@ def check_block(block: Block) -> list[Problem]:
                 problems.append(Problem(cmd.line, f"{shown} is marked {EXPECT_FAIL} but passes every check",
                                         block.cell))
             continue
-        problems += [Problem(cmd.line, f"{cmd.entry}: {msg}", block.cell) for msg in found]
+        problems += [Problem(cmd.line_of(msg), f"{cmd.entry}: {msg}", block.cell) for msg in found]
     if block.lang in PYTHON_LANGS:
         found = check_python(block)
         if block.expect_fail and not found and not find_commands(block):

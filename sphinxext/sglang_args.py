@@ -134,6 +134,8 @@ class _SGLangFinder(importlib.abc.MetaPathFinder):
         if name != "sglang" and not name.startswith("sglang."):
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path if "." in name else self.search_path)
+        if spec is None and name == "sglang" and self.search_path:
+            raise ModuleNotFoundError(f"no sglang package in {self.search_path[0]}")
         if spec is not None and spec.origin and spec.origin.endswith(".py"):
             spec.loader = self.loader
         return spec

@@ -1,0 +1,164 @@
+"""Every command on the site is checked by the pinned releases' own parsers.
+
+The bad-input pages in ``tests/fixtures/pages/`` are built once (``bad_build``);
+each must produce a warning naming its file, the line of the mistake and what
+is wrong, and ``good-commands.md`` must produce none. Other tests call the
+checker directly (``sphinxext/command_check.py``), as ``tools/check_commands.py`` does.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "sphinxext"))
+import command_check  # noqa: E402
+import sglang_args  # noqa: E402
+
+
+def warnings_for(build, page: str) -> list[str]:
+    """The build's warning lines about ``page`` (a file in tests/fixtures/pages/)."""
+    return [line for line in build.output.splitlines() if f"/{page}:" in line and "WARNING" in line]
+
+
+def assert_warns(build, page: str, line: int | None, *fragments: str) -> None:
+    found = warnings_for(build, page)
+    where = f"/{page}:{line}:" if line is not None else f"/{page}:"
+    matching = [w for w in found if where in w and all(f in w for f in fragments)]
+    assert matching, f"no warning at {where} containing {fragments}; warnings for the page: {found}"
+
+
+def test_the_bad_pages_fail_the_build(bad_build):
+    assert bad_build.returncode != 0
+
+
+def test_an_ambiguous_flag_fails_with_the_parsers_message(bad_build):
+    assert_warns(bad_build, "bad-cuda-graph-max-bs.md", 6,
+                 "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode")
+
+
+def test_a_typo_that_argparse_reads_as_an_abbreviation_fails(bad_build):
+    assert_warns(bad_build, "bad-flag-abbreviation.md", 7,
+                 "--speculative-num-step is an abbreviation of --speculative-num-steps")
+
+
+def test_an_unknown_flag_fails(bad_build):
+    assert_warns(bad_build, "bad-flag-unknown.md", 4, "unrecognized arguments: --speculative-num-stepz")
+
+
+def test_a_value_of_the_wrong_type_fails(bad_build):
+    assert_warns(bad_build, "bad-topk-not-int.md", 7,
+                 "argument --speculative-eagle-topk: invalid int value: 'two'")
+
+
+def test_eagle3_without_a_draft_model_fails(bad_build):
+    assert_warns(bad_build, "bad-eagle3-without-draft.md", 4,
+                 "EAGLE3 needs --speculative-draft-model-path", "_handle_eagle_family")
+
+
+def test_two_of_the_three_tree_knobs_fail(bad_build):
+    assert_warns(bad_build, "bad-two-of-three-knobs.md", 7, "together or not at all",
+                 "but not --speculative-num-draft-tokens")
+
+
+def test_a_draft_tree_on_trtllm_mha_with_paged_kv_fails(bad_build):
+    assert_warns(bad_build, "bad-topk-page-size-backend.md", 7, "trtllm_mha attention backend supports only "
+                 "--speculative-eagle-topk 1")
+    assert_warns(bad_build, "bad-topk-page-size-backend.md", None, "--page-size 64 works only with the attention "
+                 "backends fa3, flashinfer, triton")
+
+
+def test_a_command_marked_expect_fail_must_fail(bad_build):
+    assert_warns(bad_build, "bad-expect-fail-passes.md", 6, "is marked expect-fail but passes every check")
+
+
+def test_a_command_in_a_notebook_cell_is_checked(bad_build):
+    assert_warns(bad_build, "bad-notebook-command.ipynb", None, "cell 2, line 2",
+                 "ambiguous option: --cuda-graph-max-bs")
+
+
+def test_a_wrong_specforge_subcommand_fails(bad_build):
+    assert_warns(bad_build, "bad-specforge-subcommand.md", 4, "argument command: invalid choice: 'trian'")
+
+
+def test_a_wrong_specforge_flag_fails(bad_build):
+    assert_warns(bad_build, "bad-specforge-flag.md", 4, "unrecognized arguments: --dtype bf16")
+
+
+def test_a_python_block_with_an_undefined_name_fails(bad_build):
+    assert_warns(bad_build, "bad-python-undefined-name.md", 6, "undefined name 'base_url'")
+
+
+def test_a_specforge_config_that_specforge_rejects_fails(bad_build):
+    assert_warns(bad_build, "bad-specforge-config.md", 5, "SpecForge rejects this run config", "data")
+
+
+def test_the_good_page_passes(bad_build):
+    assert warnings_for(bad_build, "good-commands.md") == []
+
+
+# -- The checker, called directly ----------------------------------------------------
+
+
+def problems(markdown: str) -> list[str]:
+    return [p.message for p in command_check.check_source(markdown, ".md")]
+
+
+LLAMA_EAGLE3 = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                "--speculative-algorithm EAGLE3 --speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B ")
+
+
+def test_topk_1_with_a_draft_token_count_other_than_steps_plus_1_is_flagged():
+    found = problems(f"```bash\n{LLAMA_EAGLE3} --speculative-num-steps 3 --speculative-eagle-topk 1 "
+                     "--speculative-num-draft-tokens 8\n```\n")
+    assert any("replaces --speculative-num-draft-tokens 8 by --speculative-num-steps + 1 = 4" in p for p in found)
+
+
+def test_rejection_sampling_needs_topk_1():
+    found = problems(f"```bash\n{LLAMA_EAGLE3} --speculative-num-steps 3 --speculative-eagle-topk 4 "
+                     "--speculative-num-draft-tokens 8 --speculative-use-rejection-sampling\n```\n")
+    assert any("needs --speculative-eagle-topk 1 (got 4)" in p for p in found)
+
+
+def test_standalone_and_ngram_reject_dp_attention():
+    for algo in ("STANDALONE --speculative-draft-model-path Qwen/Qwen3-8B", "NGRAM"):
+        found = problems(f"```bash\nsglang serve Qwen/Qwen3-8B --speculative-algorithm {algo} --attn-dp-size 2\n```\n")
+        assert any("does not support DP attention" in p for p in found), (algo, found)
+
+
+def test_a_target_that_carries_its_own_mtp_layers_needs_no_draft_path():
+    assert problems("```bash\nsglang serve deepseek-ai/DeepSeek-V3 --speculative-algorithm EAGLE\n```\n") == []
+
+
+def test_a_deprecated_flag_is_reported_with_its_replacement():
+    found = problems("```bash\nsglang serve Qwen/Qwen3-8B --dp-size 2 --enable-dp-attention\n```\n")
+    assert any("--enable-dp-attention is deprecated: use --attn-dp-size" in p for p in found)
+
+
+def test_a_command_that_only_appears_in_a_comment_is_not_checked():
+    assert problems("```bash\n# python -m sglang.launch_server --no-such-flag\n```\n") == []
+
+
+def test_the_command_line_tool_reports_file_and_line():
+    page = ROOT / "tests" / "fixtures" / "pages" / "bad-cuda-graph-max-bs.md"
+    proc = subprocess.run([sys.executable, "tools/check_commands.py", str(page)], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert re.search(r"bad-cuda-graph-max-bs\.md:6: .*ambiguous option", proc.stdout), proc.stdout
+
+
+def test_the_parser_is_sglangs_own_and_has_the_spec_namespace():
+    loaded = sglang_args.pinned_parser()
+    assert loaded.parser.prog == "sglang serve"
+    names = {o.name for o in sglang_args.spec_options(loaded)}
+    assert "--speculative-eagle-topk" in names and "--page-size" not in names
+
+
+def test_a_missing_sglang_stops_with_a_clear_message(tmp_path):
+    with pytest.raises(sglang_args.SGLangParserError, match="SGLang is not installed"):
+        sglang_args.load_parser(tmp_path)
