@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "sphinxext"))
@@ -49,6 +50,7 @@ extensions = [
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
     "notebook_errors",
+    "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
@@ -89,6 +91,7 @@ copybutton_exclude = ".linenos, .gp, .go"
 html_theme = "sphinx_book_theme"
 html_title = "SGLang Speculative Decoding Guide"
 html_static_path = ["docs/_static"]
+html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {
@@ -99,7 +102,46 @@ html_theme_options = {
     "use_edit_page_button": True,
     "use_issues_button": True,
     "show_toc_level": 2,
+    # No top navbar: the book theme has its own header buttons, and the navbar's extra
+    # sidebar toggle would steal the click handler from the visible one on phones
+    # (pydata-sphinx-theme issue 2451).
+    "navbar_persistent": [],
     "announcement": (
         f"Checked against SGLang {sglang_version} and SpecForge {specforge_version}."
     ),
 }
+# The theme reads the colour mode from html_context; "auto" follows the reader's system.
+html_context = {"default_mode": "auto"}
+
+# -- Site features: icons, previews, sitemap, 404, dates, llms.txt --------------
+html_favicon = "docs/_static/favicon.svg"
+# sphinxext-opengraph: og:* tags and <meta name="description"> on every page, from its
+# first paragraph. One shared preview image; per-page cards would be drawn at build time.
+ogp_site_url = site_url
+ogp_site_name = html_title
+ogp_image = "_static/social-card.png"  # relative to ogp_site_url
+ogp_image_alt = html_title
+ogp_social_cards = {"enable": False}
+# sphinx-sitemap: one <url> per page; the site has one version and one language.
+sitemap_url_scheme = "{link}"
+sitemap_excludes = ["search.html", "genindex.html", "404.html"]
+# sphinx-notfound-page: 404.html uses absolute links, so it works at any missing URL.
+notfound_urls_prefix = urlparse(site_url).path
+notfound_context = {
+    "title": "Page not found",
+    "body": (
+        "<h1>Page not found</h1><p>This page does not exist, or has moved. "
+        f'Try the <a href="{notfound_urls_prefix}search.html">search</a> or start from the '
+        f'<a href="{notfound_urls_prefix}index.html">home page</a>.</p>'
+    ),
+}
+# sphinx-last-updated-by-git: each page's "Last updated" is its last commit. A copy of the
+# sources without Git history (a tarball, the tests' temporary builds) builds without dates.
+git_last_updated_timezone = "UTC"
+if not (ROOT / ".git").exists():
+    git_exclude_patterns = ["**"]
+# sphinx-llms-txt: llms.txt (page index) and llms-full.txt (all pages as text).
+llms_txt_summary = (
+    "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "
+    f"with SGLang {sglang_version}, and how to train draft models with SpecForge {specforge_version}."
+)

@@ -37,6 +37,37 @@ def html_dir() -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def site(html_dir) -> str:
+    """Base URL of the built site, served on 127.0.0.1 under its published path (tests/browser.py)."""
+    import browser
+
+    with browser.serve(html_dir) as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright for the whole session."""
+    import browser
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = browser.launch(playwright)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(chromium):
+    """A fresh desktop-sized tab (own cookies and storage); actions time out after 15 s."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+
+
 @dataclass
 class BuildResult:
     """A finished Sphinx build: exit code, combined output, and the source tree used."""

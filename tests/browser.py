@@ -1,0 +1,239 @@
+"""Drive the built site in Debian's Chromium: a local server, recorded page loads, and checks.
+
+Shared by the browser tests (fixtures in ``conftest.py``). Nothing here reaches the
+network: the server listens on 127.0.0.1, and every request for another host is
+aborted before it leaves the browser and recorded, so a test can name it.
+
+The site is served under the path of its published address (``site_url`` in
+``conf.py``, e.g. ``/guide/``), and a missing file answers with ``404.html`` and
+status 404, as the published site does, so the 404 page is tested where it is used.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import http.server
+import posixpath
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from site_server import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401  (one Chromium set-up for tests and bench)
+
+# Folders of a build that hold assets, not pages.
+ASSET_DIRS = {"_static", "_sources", "_images", "_downloads", ".doctrees"}
+
+
+def site_prefix(conf: Path = ROOT / "conf.py") -> str:
+    """The URL path the site is published under, from ``site_url = "..."`` in ``conf.py``.
+
+    :returns: a path starting and ending with ``/`` (``/`` when the site is at a domain's root).
+    :raises ValueError: ``conf.py`` assigns no string literal to ``site_url``.
+    """
+    for node in ast.parse(conf.read_text()).body:
+        if (isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "site_url" for t in node.targets)
+                and isinstance(node.value, ast.Constant)):
+            path = urlsplit(node.value.value).path or "/"
+            return path if path.endswith("/") else path + "/"
+    raise ValueError(f"{conf} does not set site_url to a string")
+
+
+def site_pages(html_dir: Path) -> list[str]:
+    """Every HTML page of a build, as paths relative to ``html_dir`` (``how-to/eagle3.html``), sorted.
+
+    Discovered from the files, so a new page is tested without being listed anywhere.
+    """
+    pages = []
+    for path in html_dir.rglob("*.html"):
+        rel = path.relative_to(html_dir)
+        if not ASSET_DIRS.intersection(rel.parts):
+            pages.append(rel.as_posix())
+    return sorted(pages)
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves ``directory`` under ``prefix``; a missing file gets ``404.html`` with status 404."""
+
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        url_path = urlsplit(path).path
+        if not url_path.startswith(self.prefix):
+            return str(Path(self.directory) / "_outside_the_site_")  # no such file: 404
+        return super().translate_path("/" + url_path[len(self.prefix):])
+
+    def send_error(self, code, message=None, explain=None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.exists():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, *args) -> None:  # keep test output readable
+        pass
+
+
+@contextlib.contextmanager
+def serve(html_dir: Path, prefix: str | None = None) -> Iterator[str]:
+    """Serve a built site on 127.0.0.1 (a free port) while the block runs.
+
+    :param html_dir: the build's HTML output, e.g. ``_build/html``.
+    :param prefix: URL path to serve it under; defaults to :func:`site_prefix`.
+    :returns: the site's base URL, ending in ``/`` (``http://127.0.0.1:40123/guide/``).
+    """
+    prefix = prefix or site_prefix()
+    handler = functools.partial(type("Handler", (_SiteHandler,), {"prefix": prefix}), directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def launch(playwright):
+    """Start Debian's Chromium headless with the flags that work here (see ``tools/site_server.py``)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+@dataclass
+class Visit:
+    """What one page load did: every request, and everything that went wrong.
+
+    ``external`` lists requests for any host other than the test server; they are
+    aborted before leaving the browser, so they also appear in ``failed``.
+    """
+
+    url: str
+    status: int | None = None
+    requests: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+
+def visit(page, url: str, *, expect_status: int = 200, timeout_ms: int = 30_000) -> Visit:
+    """Load ``url`` in ``page`` until the network is idle and record what happened.
+
+    :param page: a Playwright ``Page``; its earlier routes and listeners are left alone.
+    :param url: an address on the test server.
+    :param expect_status: the status the page itself should answer with (404 for the 404 page);
+        any other status of the page, and any status >= 400 of its resources, is a failure.
+    :param timeout_ms: limit for the load, in milliseconds.
+    :returns: the :class:`Visit`.
+    """
+    record = Visit(url)
+    own_host = urlsplit(url).netloc
+
+    def is_local(request_url: str) -> bool:
+        parts = urlsplit(request_url)
+        return parts.scheme in {"data", "blob", "about"} or parts.netloc == own_host
+
+    def block(route) -> None:
+        record.external.append(route.request.url)
+        route.abort("blockedbyclient")
+
+    def on_response(response) -> None:
+        if response.url == url or response.url.split("#")[0] == url.split("#")[0]:
+            return  # the page itself: checked against expect_status below
+        if response.status >= 400:
+            record.failed.append(f"{response.status} {response.url}")
+
+    page.route(lambda u: not is_local(u), block)
+    page.on("request", lambda r: record.requests.append(r.url))
+    page.on("requestfailed", lambda r: record.failed.append(f"{r.failure} {r.url}"))
+    page.on("response", on_response)
+    def on_console(message) -> None:
+        if message.type not in {"error", "warning"}:
+            return
+        if expect_status != 200 and message.location.get("url") == url and "Failed to load" in message.text:
+            return  # Chromium's note about the expected status of the page itself
+        record.console.append(f"{message.type}: {message.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda e: record.console.append(f"uncaught: {e}"))
+    response = page.goto(url, wait_until="networkidle", timeout=timeout_ms)
+    record.status = response.status if response else None
+    if record.status != expect_status:
+        record.failed.append(f"{record.status} {url} (expected {expect_status})")
+    return record
+
+
+# -- Internal links ---------------------------------------------------------------------
+
+# Attributes that point at another file of the site.
+LINK_ATTRS = {"a": "href", "link": "href", "img": "src", "script": "src", "source": "src",
+              "iframe": "src", "video": "src", "audio": "src", "object": "data"}
+
+
+@functools.lru_cache(maxsize=None)
+def _anchors(path: Path) -> frozenset[str]:
+    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    ids = {tag["id"] for tag in soup.find_all(id=True)}
+    ids |= {tag["name"] for tag in soup.find_all("a", attrs={"name": True})}
+    return frozenset(ids)
+
+
+def broken_links(html_dir: Path, prefix: str | None = None) -> list[str]:
+    """Check every internal link of every page in a build, including raw HTML in pages.
+
+    A link is internal when it has no scheme and no host. It must name a file that
+    exists in the build (a folder means its ``index.html``), and its ``#fragment``, if
+    any, must be an ``id`` (or ``<a name>``) in the target page. ``href="#"`` is a
+    script hook, not a link, and is skipped. External links are ``make linkcheck``'s job.
+    An absolute path must lie under the site's ``prefix`` (default :func:`site_prefix`):
+    only ``404.html`` uses them, because it is served at any missing address.
+
+    :returns: one line per problem, ``page: <a href="link"> ...what is wrong``; empty when all resolve.
+    """
+    prefix = prefix or site_prefix()
+    problems = []
+    for rel in site_pages(html_dir):
+        page = html_dir / rel
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for tag_name, attr in LINK_ATTRS.items():
+            for tag in soup.find_all(tag_name, attrs={attr: True}):
+                link = tag[attr].strip()
+                parts = urlsplit(link)
+                if parts.scheme or parts.netloc or link in {"", "#"}:
+                    continue
+                if parts.path.startswith("/") and not parts.path.startswith(prefix):
+                    problems.append(f"{rel}: <{tag_name} {attr}=\"{link}\"> is outside the site's path {prefix}")
+                    continue
+                if parts.path.startswith("/"):
+                    target = html_dir / unquote(parts.path[len(prefix):])
+                else:
+                    target = page if not parts.path else (page.parent / unquote(parts.path))
+                target = Path(posixpath.normpath(target.as_posix()))
+                if target.is_dir():
+                    target = target / "index.html"
+                if not target.is_file():
+                    problems.append(f"{rel}: <{tag_name} {attr}=\"{link}\"> points to a missing file")
+                    continue
+                fragment = unquote(parts.fragment)
+                if fragment and target.suffix == ".html" and fragment not in _anchors(target):
+                    problems.append(f"{rel}: <{tag_name} {attr}=\"{link}\"> has no #{fragment} "
+                                    f"in {target.relative_to(html_dir).as_posix()}")
+    return problems
+
+
+def relative_to_site(url: str, base: str) -> str:
+    """The page path of ``url`` under the site's ``base`` URL (``how-to/eagle3.html``)."""
+    return urljoin(base, url)[len(base):].split("#")[0].split("?")[0]
