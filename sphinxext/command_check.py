@@ -114,7 +114,10 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
         while j < len(lines) and not re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", lines[j]):
             body.append((j + first_line, lines[j]))
             j += 1
-        if not lang.startswith("{") or lang == "{code-cell}":
+        if lang.lower() in ("markdown", "md", "myst") and body:
+            # An example of page source: check the blocks it shows, with their own classes.
+            blocks += markdown_blocks("\n".join(t for _, t in body), first_line=body[0][0], cell=cell)
+        elif not lang.startswith("{") or lang == "{code-cell}":
             blocks.append(Block(lang.lower(), classes, body, cell))
         i = j + 1
     return blocks
