@@ -3,7 +3,7 @@
 ``argparse`` only knows each flag on its own. SGLang checks how the speculative
 flags fit together later, at startup, in ``sglang/srt/arg_groups/speculative_hook.py``
 (``_handle_eagle_family`` for EAGLE / EAGLE3 / NEXTN / STANDALONE, ``_handle_ngram``
-for NGRAM; dispatched by ``SpeculativeAlgorithm.handle_server_args`` in
+for NGRAM, ``_handle_dflash`` for DFLASH; dispatched by ``SpeculativeAlgorithm.handle_server_args`` in
 ``sglang/srt/speculative/spec_info.py``). :func:`check` re-states those checks for
 a parsed command, so a command on the site that SGLang would reject at startup
 fails the build. Each rule names the SGLang function it comes from; the lists of
@@ -151,6 +151,20 @@ def check(ns: argparse.Namespace, given: set[str]) -> list[Violation]:
         out += _eagle_family(ns, given, algo)
     elif algo == "NGRAM":
         out += _ngram(ns, given)
+    elif algo == "DFLASH":
+        out += _dflash(ns, given)
+    return out
+
+
+def _dflash(ns, given) -> list[Violation]:
+    src = "speculative_hook.py: _handle_dflash"
+    out = []
+    if ns.speculative_draft_model_path is None:
+        out.append(Violation("DFLASH needs --speculative-draft-model-path", src))
+    if _dp_attention(ns, given) and not ns.enable_dp_lm_head:
+        out.append(Violation("DFLASH with DP attention needs --enable-dp-lm-head", src))
+    if (ns.pp_size or 1) != 1:
+        out.append(Violation("DFLASH supports only --pp-size 1", src))
     return out
 
 

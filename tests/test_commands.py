@@ -162,3 +162,8 @@ def test_the_parser_is_sglangs_own_and_has_the_spec_namespace():
 def test_a_missing_sglang_stops_with_a_clear_message(tmp_path):
     with pytest.raises(sglang_args.SGLangParserError, match="SGLang is not installed"):
         sglang_args.load_parser(tmp_path)
+
+
+def test_dflash_needs_a_draft_model():
+    found = problems("```bash\nsglang serve Qwen/Qwen3-8B --speculative-algorithm DFLASH\n```\n")
+    assert any("DFLASH needs --speculative-draft-model-path" in p for p in found)
