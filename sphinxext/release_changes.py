@@ -40,7 +40,7 @@ def _flag(name: str, linkable: set[str]) -> nodes.Node:
 
 
 def _table(header: list[str], rows: list[list[list[nodes.Node]]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["sglang-drift"])
+    table = nodes.table(classes=["sglang-drift", "colwidths-given"])  # the HTML writer then sets <col> widths
     group = nodes.tgroup(cols=len(header))
     table += group
     for width in widths:
