@@ -47,6 +47,7 @@ import specforge_args
 EXPECT_FAIL = "expect-fail"
 SPECFORGE_CONFIG = "specforge-config"
 PYTHON_LANGS = {"python", "py", "python3"}
+OUTPUT_LANGS = {"text", "txt", "log", "output", "plaintext", "none"}
 
 # -- Finding code blocks -------------------------------------------------------
 
@@ -155,7 +156,7 @@ SGLANG_RE = re.compile(r"\bpython(?:3(?:\.\d+)?)?\s+-m\s+sglang\.launch_server\b
 SPECFORGE_RE = re.compile(r"\bpython(?:3(?:\.\d+)?)?\s+-m\s+specforge(?:\.cli)?\b|(?<![\w./-])specforge(?=\s)")
 # What may stand before a command that is not at the start of its line.
 COMMAND_POSITION_RE = re.compile(r"""(^|[;&|(!"'`]|\$\()\s*((\w+=\S*|nohup|exec|time|env|sudo)\s+)*$""")
-VARIABLE_RE = re.compile(r"\$|\{[^{}]*\}|^<[^<>]+>$")
+VARIABLE_RE = re.compile(r"\$|\{.*\}|^<[^<>]+>$")
 
 
 @dataclass
@@ -224,16 +225,49 @@ def _split(rest: str) -> list[str]:
     return words
 
 
+ARGV_ENTRIES = {("python", "-m", "sglang.launch_server"): ("sglang", "python -m sglang.launch_server"),
+                ("python3", "-m", "sglang.launch_server"): ("sglang", "python -m sglang.launch_server"),
+                ("sglang", "serve"): ("sglang", "sglang serve"), ("specforge",): ("specforge", "specforge")}
+
+
+def argv_commands(block: Block) -> list[Command]:
+    """Commands written as Python lists or tuples (``subprocess.run(["sglang", "serve", ...])``).
+
+    An element that is not a plain string (a variable, an f-string) becomes
+    ``{...}``, a value the checks treat as unknown.
+    """
+    source = "\n".join("" if t.lstrip().startswith(("!", "%")) else t for _, t in block.lines)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            continue
+        words = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else "{" + ast.unparse(e) + "}"
+                 for e in node.elts]
+        for prefix, (tool, entry) in ARGV_ENTRIES.items():
+            if tuple(words[: len(prefix)]) == prefix:
+                line = block.lines[node.lineno - 1][0]
+                physical = block.lines[node.lineno - 1: node.end_lineno]
+                found.append(Command(tool, entry, words[len(prefix):], line, physical))
+    return found
+
+
 def find_commands(block: Block) -> list[Command]:
     """Every SGLang server / SpecForge command in a block."""
-    found = []
+    found = argv_commands(block) if block.lang in PYTHON_LANGS | {"ipython"} else []
     for number, text, physical in logical_lines(block.lines):
         for tool, regex in (("sglang", SGLANG_RE), ("specforge", SPECFORGE_RE)):
             for m in regex.finditer(text):
                 prefix = text[: m.start()]
                 if _in_comment(prefix):
                     continue
-                if not m.group(0).startswith("python") and not COMMAND_POSITION_RE.search(prefix):
+                # In output or log blocks a command counts only where a command starts; elsewhere
+                # `python -m sglang.launch_server` counts anywhere (after `docker run IMAGE`, ...).
+                anywhere = m.group(0).startswith("python") and block.lang not in OUTPUT_LANGS
+                if not anywhere and not COMMAND_POSITION_RE.search(prefix):
                     continue
                 rest = text[m.end():]
                 quote = prefix.rstrip()[-1:] if prefix.rstrip()[-1:] in ("'", '"') else ""
@@ -390,7 +424,12 @@ def check_specforge(args: list[str]) -> list[str]:
     if "-h" in args or "--help" in args:
         return []
     parser = specforge_args.specforge_parser()
-    argv, _, _ = prepare_args(parser, args)
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if args and args[0] in subparsers.choices:  # the subcommand's own options
+        rest, _, _ = prepare_args(subparsers.choices[args[0]], args[1:])
+        argv = [args[0], *rest]
+    else:
+        argv, _, _ = prepare_args(parser, args)
     try:
         _strict_parse(parser, argv)
     except ParseError as exc:

@@ -167,3 +167,14 @@ def test_a_missing_sglang_stops_with_a_clear_message(tmp_path):
 def test_dflash_needs_a_draft_model():
     found = problems("```bash\nsglang serve Qwen/Qwen3-8B --speculative-algorithm DFLASH\n```\n")
     assert any("DFLASH needs --speculative-draft-model-path" in p for p in found)
+
+
+def test_a_command_written_as_a_python_list_is_checked():
+    found = problems('```python\nimport subprocess\n\nsubprocess.run(["sglang", "serve", "Qwen/Qwen3-8B", '
+                     '"--cuda-graph-max-bs", "8"], check=True)\n```\n')
+    assert any("ambiguous option: --cuda-graph-max-bs" in p for p in found)
+
+
+def test_a_command_quoted_in_a_log_block_is_not_checked():
+    log = "```text\n[2026-01-01] docs/x.md:3: python -m sglang.launch_server: set --speculative-num-steps\n```\n"
+    assert problems(log) == []
