@@ -49,8 +49,9 @@ def site(html_dir) -> str:
 @pytest.fixture(scope="session")
 def chromium():
     """Debian's Chromium, headless, driven by Playwright for the whole session."""
-    import browser
     from playwright.sync_api import sync_playwright
+
+    import browser
 
     with sync_playwright() as playwright:
         instance = browser.launch(playwright)
