@@ -126,7 +126,51 @@ def source_facts() -> dict[str, frozenset[str]]:
                 bundled.update(_strings(v.comparators[0], constants))
     if not backends or not bundled:
         raise RuntimeError("speculative_hook.py / model_config.py changed shape: update spec_rules.source_facts")
-    return {"page_tree_backends": frozenset(backends), "bundled_draft_architectures": frozenset(bundled)}
+    return {"page_tree_backends": frozenset(backends), "bundled_draft_architectures": frozenset(bundled),
+            "auto_params": _auto_params(_function(hook, "_auto_choose_speculative_params"))}
+
+
+def _auto_params(func: ast.FunctionDef) -> tuple:
+    """The branches of ``_auto_choose_speculative_params`` as ``((kind, values, (steps, topk, draft tokens)), ...)``.
+
+    ``kind`` is ``"algorithm"`` (``cfg.speculative_algorithm == ...``), ``"arch"``
+    (``model_arch in [...]``) or ``"else"``; checked in SGLang's order.
+    """
+    out = []
+
+    def literal_tuple(body):
+        for stmt in body:
+            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+                return tuple(e.value for e in stmt.value.elts)
+        return None
+
+    def walk(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                test = stmt.test
+                if isinstance(test, ast.Compare) and ast.unparse(test.left) == "cfg.speculative_algorithm":
+                    out.append(("algorithm", tuple(_strings(test.comparators[0], {})), literal_tuple(stmt.body)))
+                elif isinstance(test, ast.Compare) and ast.unparse(test.left) == "model_arch":
+                    out.append(("arch", tuple(_strings(test.comparators[0], {})), literal_tuple(stmt.body)))
+                walk(stmt.orelse if stmt.orelse and isinstance(stmt.orelse[0], ast.If) else [])
+                if stmt.orelse and not isinstance(stmt.orelse[0], ast.If):
+                    out.append(("else", (), literal_tuple(stmt.orelse)))
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+                out.append(("else", (), literal_tuple([stmt])))
+
+    walk(func.body)
+    if not out or any(params is None for _, _, params in out):
+        raise RuntimeError("_auto_choose_speculative_params changed shape: update spec_rules._auto_params")
+    return tuple(out)
+
+
+def auto_params(algo: str, arch: str) -> tuple[int, int, int]:
+    """(steps, topk, draft tokens) SGLang picks when none of the three is set
+    (``speculative_hook.py: _auto_choose_speculative_params``)."""
+    for kind, values, params in source_facts()["auto_params"]:
+        if kind == "else" or (kind == "algorithm" and algo in values) or (kind == "arch" and arch in values):
+            return params
+    raise RuntimeError("no branch of _auto_choose_speculative_params matched")
 
 
 @functools.cache
@@ -211,11 +255,17 @@ def _eagle_family(ns, given, algo) -> list[Violation]:
             f"set {', '.join(flags)} together or not at all: this command sets {', '.join(set_knobs)} "
             f"but not {', '.join(missing)}", src))
     topk = ns.speculative_eagle_topk if "speculative_eagle_topk" in given else None
+    topk_note = ""
+    arch = known_architectures().get(ns.model_path) if "model_path" in given else None
+    if not set_knobs and not adaptive and arch is not None:
+        steps, topk, draft = auto_params(algo, arch)
+        topk_note = (f" (SGLang picks steps {steps}, topk {topk}, draft tokens {draft} for {arch} when the three "
+                     "are not set: _auto_choose_speculative_params)")
     backends = {b for b in (ns.prefill_attention_backend or ns.attention_backend,
                             ns.decode_attention_backend or ns.attention_backend) if b}
     if topk is not None and topk > 1 and "trtllm_mha" in backends:
-        out.append(Violation(f"the trtllm_mha attention backend supports only --speculative-eagle-topk 1 (got {topk})",
-                             src))
+        out.append(Violation(f"the trtllm_mha attention backend supports only --speculative-eagle-topk 1 "
+                             f"(got {topk}){topk_note}", src))
     rejection = bool(ns.speculative_use_rejection_sampling) or (
         bool(getattr(ns, "speculative_use_block_verification", False)) and algo in ("EAGLE", "EAGLE3"))
     if rejection:
@@ -223,8 +273,8 @@ def _eagle_family(ns, given, algo) -> list[Violation]:
             out.append(Violation(f"--speculative-use-rejection-sampling works only with EAGLE / EAGLE3 / NEXTN, "
                                  f"not {algo}", src))
         if topk is not None and topk != 1:
-            out.append(Violation(f"--speculative-use-rejection-sampling needs --speculative-eagle-topk 1 (got {topk})",
-                                 src))
+            out.append(Violation(f"--speculative-use-rejection-sampling needs --speculative-eagle-topk 1 "
+                                 f"(got {topk}){topk_note}", src))
         if ns.speculative_accept_threshold_single != 1.0 or ns.speculative_accept_threshold_acc != 1.0:
             out.append(Violation("--speculative-use-rejection-sampling cannot be combined with "
                                  "--speculative-accept-threshold-single / --speculative-accept-threshold-acc", src))
@@ -239,7 +289,7 @@ def _eagle_family(ns, given, algo) -> list[Violation]:
         allowed = ", ".join(sorted(facts["page_tree_backends"]))
         out.append(Violation(
             f"--speculative-eagle-topk {topk} with --page-size {ns.page_size} works only with the attention "
-            f"backends {allowed}; got --attention-backend {ns.attention_backend}", src))
+            f"backends {allowed}; got --attention-backend {ns.attention_backend}{topk_note}", src))
     return out
 
 

@@ -178,3 +178,9 @@ def test_a_command_written_as_a_python_list_is_checked():
 def test_a_command_quoted_in_a_log_block_is_not_checked():
     log = "```text\n[2026-01-01] docs/x.md:3: python -m sglang.launch_server: set --speculative-num-steps\n```\n"
     assert problems(log) == []
+
+
+def test_rules_use_the_draft_tree_sglang_picks_when_none_is_set():
+    # Llama targets get topk 4 (_auto_choose_speculative_params), which trtllm_mha cannot run.
+    found = problems(f"```bash\n{LLAMA_EAGLE3} --attention-backend trtllm_mha\n```\n")
+    assert any("supports only --speculative-eagle-topk 1 (got 4)" in p for p in found)
