@@ -32,7 +32,7 @@ def acceptance_from_accept_length(tau: float, g: int) -> float:
 
 
 def shown(page, name: str) -> str:
-    return page.locator(f"#speedup-calculator [data-out={name}]").inner_text().strip()
+    return page.locator(f"#spec-calc-widget [data-out={name}]").inner_text().strip()
 
 
 def number(text: str) -> float:
@@ -109,7 +109,7 @@ def test_calculator_works_with_the_keyboard_alone(calculator):
 
 
 def test_results_are_announced_to_screen_readers(calculator):
-    region = calculator.locator("#speedup-calculator [role=status]")
+    region = calculator.locator("#spec-calc-widget [role=status]")
     assert region.get_attribute("aria-live") == "polite"
     assert region.locator("[data-out=speedup]").count() == 1
     assert region.locator("[data-out=error]").count() == 1
@@ -132,7 +132,7 @@ def _contrast(fg: str, bg: str) -> float:
 def test_calculator_text_is_readable_in_both_themes(calculator, theme):
     calculator.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
     colours = calculator.evaluate("""() => {
-        const box = document.querySelector('#speedup-calculator');
+        const box = document.querySelector('#spec-calc-widget');
         const input = box.querySelector('#spec-calc-a');
         const result = box.querySelector('[data-out=tokens]');
         const css = (el) => getComputedStyle(el);
