@@ -92,6 +92,7 @@ html_theme = "sphinx_book_theme"
 html_title = "SGLang Speculative Decoding Guide"
 html_static_path = ["docs/_static"]
 html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
+html_search_scorer = "sphinxext/search_scorer.js"  # title/heading matches of the whole query rank first
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {

@@ -117,3 +117,14 @@ def test_page_fits_a_phone_screen_and_its_navigation_opens(rel, html_dir, site, 
     expected = urljoin(page.url, target.get_attribute("href")).split("#")[0]
     target.click()
     page.wait_for_url(lambda url: url.split("#")[0] == expected)
+
+
+@pytest.mark.parametrize("name, url", [
+    ("external-script.html", "https://cdn.example.com/tracker.js"),
+    ("external-image.html", "https://images.example.com/plot.png"),
+])
+def test_a_page_that_loads_from_another_host_is_caught(name, url, bad_build, page):
+    with browser.serve(bad_build.outdir) as base:
+        visit = browser.visit(page, base + name)
+    assert visit.external == [url], "the request was blocked, recorded and named"
+    assert any(url in failure for failure in visit.failed)
