@@ -21,7 +21,7 @@ LINK_ATTRS = {"a": "href", "link": "href", "img": "src", "script": "src", "sourc
               "iframe": "src", "video": "src", "audio": "src", "object": "data"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _anchors(path: Path) -> frozenset[str]:
     soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
     ids = {tag["id"] for tag in soup.find_all(id=True)}
