@@ -523,7 +523,8 @@ def _build_parsers(app) -> None:
         raise ExtensionError(f"command_check: cannot build the pinned parsers, so no command can be checked: {exc}",
                              modname=__name__) from exc
     sphinx_logging.getLogger(__name__).info(
-        f"command_check: SGLang {loaded.version} parser built in {loaded.seconds:.2f} s")
+        f"command_check: SGLang {loaded.version} parser built in {loaded.seconds:.2f} s "
+        f"({loaded.cpu_seconds:.2f} s CPU)")
 
 
 def _check_page(app, docname: str, source: list[str]) -> None:
