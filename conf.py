@@ -45,7 +45,6 @@ extensions = [
     "sphinxext.opengraph",
     "sphinx_sitemap",
     "notfound.extension",
-    "sphinx_last_updated_by_git",
     "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
@@ -85,7 +84,15 @@ intersphinx_disabled_reftypes = ["*"]  # only explicit `specforge:` targets go o
 intersphinx_timeout = 1
 
 # -- Copy buttons: copy the command, not prompts or output ----------------------
-copybutton_exclude = ".linenos, .gp, .go"
+# In a `console` or `pycon` block the lines after a prompt ("$ ", ">>> ", "... ") are the
+# commands: the button copies those lines without the prompt and leaves out the output
+# (and the blank lines between). Blocks without prompts are copied whole.
+copybutton_exclude = ".linenos"
+copybutton_prompt_text = r"\$ |>>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_copy_empty_lines = False
+copybutton_line_continuation_character = "\\"  # a command continued with a backslash
 
 # -- HTML ----------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
@@ -138,9 +145,12 @@ notfound_context = {
 }
 # sphinx-last-updated-by-git: each page's "Last updated" is its last commit. A copy of the
 # sources without Git history (a tarball, the tests' temporary builds) builds without dates.
+if (ROOT / ".git").exists():
+    extensions.append("sphinx_last_updated_by_git")
+else:
+    html_last_updated_fmt = None
 git_last_updated_timezone = "UTC"
-if not (ROOT / ".git").exists():
-    git_exclude_patterns = ["**"]
+git_untracked_show_sourcelink = True  # a page not yet committed keeps its source (llms.txt needs it)
 # sphinx-llms-txt: llms.txt (page index) and llms-full.txt (all pages as text).
 llms_txt_summary = (
     "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "

@@ -8,6 +8,7 @@ recorded) and once more on a phone-sized screen.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin
 
 import pytest
@@ -23,6 +24,9 @@ PAGES = browser.site_pages(_BUILT) if (_BUILT / "index.html").exists() else ["in
 # axe-core impact levels that fail a page (the two lower ones, "moderate" and "minor", are reported).
 BLOCKING = {"critical", "serious"}
 MOBILE = {"width": 390, "height": 844}
+# What a reader types at in a `console` or `pycon` block; the rest of such a block is output.
+PROMPT = re.compile(r"^(\$ |>>> |\.\.\. )")
+CLIPBOARD = ["clipboard-read", "clipboard-write"]
 
 
 def axe_violations(page, options: dict | None = None) -> list[dict]:
@@ -33,6 +37,40 @@ def axe_violations(page, options: dict | None = None) -> list[dict]:
 def describe(violations: list[dict]) -> str:
     """One readable line per violation: rule, impact, the first offending element, and the rule's help."""
     return "\n".join(f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']} {v['help']}" for v in violations)
+
+
+def expected_copy(shown: str) -> str:
+    """What a copy button must put on the clipboard for a code block that shows ``shown``.
+
+    A block without prompts is a command (or a file) to copy whole. A block with prompts
+    shows commands after ``$ ``/``>>> ``/``... `` and output on other lines: only the
+    commands are copied, without their prompts, with backslash-continued lines kept.
+    One trailing newline is dropped, so that pasting into a shell does not run it at once.
+    """
+    lines = shown.removesuffix("\n").split("\n")
+    if not any(PROMPT.match(line) for line in lines):
+        return "\n".join(lines)
+    commands, continued = [], False
+    for line in lines:
+        prompt = PROMPT.match(line)
+        if prompt or continued:
+            commands.append(line[prompt.end():] if prompt else line)
+            continued = line.endswith("\\")
+    return "\n".join(commands)
+
+
+def copied_texts(tab) -> list[tuple[str, str]]:
+    """Click every copy button on the page; return ``(text shown in the block, clipboard text)`` pairs."""
+    pairs = []
+    for button in tab.locator("button.copybtn").all():
+        block = tab.locator(button.get_attribute("data-clipboard-target"))
+        if button.is_visible():
+            button.click()
+        else:  # in a closed dropdown or an unselected tab: press it as the reader would once shown
+            button.dispatch_event("click")
+        pairs.append((block.inner_text(), tab.evaluate("navigator.clipboard.readText()")))
+        tab.evaluate("navigator.clipboard.writeText('')")
+    return pairs
 
 
 def set_theme(tab, theme: str) -> None:
@@ -48,7 +86,7 @@ def set_theme(tab, theme: str) -> None:
 @pytest.fixture(scope="module", params=PAGES)
 def loaded(request, html_dir, site, chromium):
     """One page loaded on a desktop screen, shared by the checks below: ``(page path, Visit, Page)``."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, permissions=CLIPBOARD)
     tab = context.new_page()
     tab.set_default_timeout(15_000)
     visit = browser.visit(tab, site + request.param)
@@ -76,6 +114,13 @@ def test_page_has_no_serious_accessibility_violations(loaded):
     rel, _, tab = loaded
     violations = [v for v in axe_violations(tab) if v["impact"] in BLOCKING]
     assert not violations, f"{rel}:\n{describe(violations)}"
+
+
+def test_copy_buttons_copy_exactly_the_commands(loaded):
+    rel, _, tab = loaded
+    for shown, copied in copied_texts(tab):
+        assert copied == expected_copy(shown), f"{rel}: the block shows\n{shown}"
+        assert not any(PROMPT.match(line) for line in copied.splitlines()), f"{rel}: a prompt was copied"
 
 
 def test_page_text_has_enough_contrast_in_the_dark_theme(loaded):
@@ -128,3 +173,16 @@ def test_a_page_that_loads_from_another_host_is_caught(name, url, bad_build, pag
         visit = browser.visit(page, base + name)
     assert visit.external == [url], "the request was blocked, recorded and named"
     assert any(url in failure for failure in visit.failed)
+
+
+def test_copy_button_leaves_out_prompts_and_output(bad_build, chromium):
+    context = chromium.new_context(permissions=CLIPBOARD)
+    try:
+        tab = context.new_page()
+        with browser.serve(bad_build.outdir) as base:
+            browser.visit(tab, base + "console-prompts.html")
+            [(shown, copied)] = copied_texts(tab)
+    finally:
+        context.close()
+    assert shown.startswith("$ nvidia-smi") and "NVIDIA H100" in shown, "the block shows prompts and output"
+    assert copied == "nvidia-smi --query-gpu=name --format=csv,noheader\npython -m pip --version"
