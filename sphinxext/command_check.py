@@ -83,6 +83,8 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
     Directive options (``:class: a b`` lines, or a ``---`` YAML header) right after
     the opening fence are read, not treated as code. Blocks nested in other fences
     (```` ```` ```` around ```` ``` ````) are reported once, as the outer block.
+    As in CommonMark, a fence indented by N spaces (in a list item) has up to N
+    spaces of indentation removed from each line of its content.
     """
     blocks: list[Block] = []
     lines = text.splitlines()
@@ -92,7 +94,7 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
         if not m:
             i += 1
             continue
-        fence, info = m.group("fence"), m.group("info").strip()
+        fence, info, indent = m.group("fence"), m.group("info").strip(), len(m.group("indent"))
         directive = re.match(r"\{([\w-]+)\}\s*(.*)", info)
         lang, classes = info.split()[0] if info else "", set()
         if directive:
@@ -113,7 +115,8 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
                 j += 1
         body = []
         while j < len(lines) and not re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", lines[j]):
-            body.append((j + first_line, lines[j]))
+            line = lines[j]
+            body.append((j + first_line, line[min(indent, len(line) - len(line.lstrip(" "))):]))
             j += 1
         if lang.lower() in ("markdown", "md", "myst") and body:
             # An example of page source: check the blocks it shows, with their own classes.

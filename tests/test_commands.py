@@ -184,3 +184,18 @@ def test_rules_use_the_draft_tree_sglang_picks_when_none_is_set():
     # Llama targets get topk 4 (_auto_choose_speculative_params), which trtllm_mha cannot run.
     found = problems(f"```bash\n{LLAMA_EAGLE3} --attention-backend trtllm_mha\n```\n")
     assert any("supports only --speculative-eagle-topk 1 (got 4)" in p for p in found)
+
+
+# -- Blocks and commands written in the ways pages write them ----------------------------
+
+
+def test_a_python_block_inside_a_list_item_is_read_without_the_items_indent():
+    page = ("1. Send a request:\n\n   ```python\n   import requests\n\n"
+            "   print(requests.get(\"http://127.0.0.1:30000/health\", timeout=5).status_code)\n   ```\n")
+    assert problems(page) == []
+
+
+def test_an_undefined_name_in_an_indented_python_block_is_found_at_its_line():
+    page = "- Step:\n\n  ```python\n  import requests\n\n  requests.get(base_url, timeout=5)\n  ```\n"
+    found = command_check.check_source(page, ".md")
+    assert [(p.line, p.message) for p in found] == [(6, "Python block: undefined name 'base_url'")]
