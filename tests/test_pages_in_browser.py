@@ -123,6 +123,16 @@ def test_copy_buttons_copy_exactly_the_commands(loaded):
         assert not any(PROMPT.match(line) for line in copied.splitlines()), f"{rel}: a prompt was copied"
 
 
+def test_math_is_typeset_by_the_sites_own_mathjax(loaded):
+    rel, visit, tab = loaded
+    formulas = tab.locator("span.math, div.math")
+    if formulas.count() == 0:
+        return  # nothing to typeset on this page
+    untypeset = formulas.evaluate_all("fs => fs.filter(f => !f.querySelector('mjx-container')).length")
+    assert untypeset == 0, f"{rel}: {untypeset} of {formulas.count()} formulas were not typeset"
+    assert any("/_static/mathjax/" in url for url in visit.requests), "MathJax came from the site itself"
+
+
 def test_page_text_has_enough_contrast_in_the_dark_theme(loaded):
     rel, _, tab = loaded
     set_theme(tab, "dark")
