@@ -12,7 +12,7 @@ SPHINX    := $(BIN)/python -m sphinx
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift
+.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -36,6 +36,11 @@ serve: $(BIN)/.installed ## Live-reloading preview on http://127.0.0.1:8000.
 
 test: html ## Build the site if needed, then run the whole test suite.
 	BUILDDIR=$(BUILDDIR) $(BIN)/python -m pytest tests
+
+# Needs a network, so it is not part of `make test`; ignores are listed and explained in conf.py.
+# Notebooks are not executed: links in their outputs are not checked.
+linkcheck: $(BIN)/.installed ## Check every external link with Sphinx's linkcheck (needs a network).
+	$(SPHINX) -b linkcheck -c . -n --keep-going -D nbsphinx_execute=never $(SPHINXOPTS) docs $(BUILDDIR)/linkcheck
 
 lint: $(BIN)/.installed ## Run the pre-commit hooks (.pre-commit-config.yaml) on every tracked file.
 	$(BIN)/pre-commit run --all-files --show-diff-on-failure

@@ -6,6 +6,7 @@ Makefile runs ``sphinx-build -c . docs _build/html``.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -48,6 +49,7 @@ extensions = [
     "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
+    "site_css",  # one stylesheet per page: the theme's and extensions' CSS, unused rules left out
     "notebook_errors",
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
@@ -156,3 +158,19 @@ llms_txt_summary = (
     "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "
     f"with SGLang {sglang_version}, and how to train draft models with SpecForge {specforge_version}."
 )
+
+# -- make linkcheck: every external link (needs a network; not part of make test) --
+linkcheck_ignore = [
+    # This guide's own site and repository: its pages are checked offline by
+    # tests/links.py, and the addresses exist only once the guide is published.
+    re.escape(site_url),
+    re.escape(repository_url),
+    # Example servers in commands and snippets (http://localhost:30000/v1/...).
+    r"https?://(localhost|127\.0\.0\.1|0\.0\.0\.0)(:\d+)?(/|$)",
+]
+# GitHub draws line and heading anchors with JavaScript; the page itself is still checked.
+linkcheck_anchors_ignore_for_url = [r"https://github\.com/.*"]
+linkcheck_timeout = 20
+linkcheck_retries = 2
+linkcheck_workers = 4
+
