@@ -173,4 +173,3 @@ linkcheck_anchors_ignore_for_url = [r"https://github\.com/.*"]
 linkcheck_timeout = 20
 linkcheck_retries = 2
 linkcheck_workers = 4
-
