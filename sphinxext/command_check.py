@@ -8,14 +8,23 @@ What is checked, in the code blocks of Markdown pages and in notebook cells:
   startup rules of :mod:`spec_rules`. A flag that argparse accepts only as an
   abbreviation of a longer one is reported too: abbreviations break as soon as
   SGLang adds a flag with the same prefix (``--cuda-graph-max-bs`` did).
+- ``python -m sglang.benchmark.serving ...`` is parsed by the benchmark's own parser.
 - ``specforge ...`` commands are parsed by SpecForge's own parser (:mod:`specforge_args`).
+- Any ``python -m <sglang or specforge module>`` must name a module Python can run
+  (``python -m specforge`` cannot); a deprecated module path is reported.
 - Python blocks (language ``python``) must compile and use no undefined name (pyflakes).
 - YAML blocks with the class ``specforge-config`` are validated as SpecForge run configs.
 
-Commands are found in any block, also inside strings (``subprocess.run("...")``)
-and after ``!`` in notebooks; backslash continuations are joined, environment
-variable prefixes and ``#`` comments are skipped, and a value that is a shell or
-Python variable (``$MODEL``, ``{port}``) or a ``<placeholder>`` is not type-checked.
+Commands are found in any block, also inside strings (``subprocess.run("...")``),
+in Python argv lists and after ``!`` in notebooks; a program may be called by
+path (``.venv/bin/specforge``). Backslash continuations are joined, environment
+variable prefixes and ``#`` comments are skipped, and a shell array assigned in
+the same block is expanded where it is used (``"${spec[@]}"``). A value that is
+a shell or Python variable (``$MODEL``, ``{port}``), a command's output
+(``$(...)``) or a ``<placeholder>`` is not type-checked. A variable where a flag
+would stand (``$EXTRA_FLAGS``, ``"${extra[@]}"`` of an array not in the block)
+may hold any flags: the flags written around it are still checked, but not the
+startup rules.
 
 A block that shows a command *meant* to fail carries the class ``expect-fail``
 (```` ```{code-block} bash ```` with ``:class: expect-fail``; in a notebook, the
@@ -30,10 +39,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
+import importlib.util
 import json
 import logging
 import re
 import shlex
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,22 +167,41 @@ def notebook_blocks(text: str) -> list[Block]:
 
 # -- Finding commands in a block ---------------------------------------------------
 
-SGLANG_RE = re.compile(r"\bpython(?:3(?:\.\d+)?)?\s+-m\s+sglang\.launch_server\b|(?<![\w./-])sglang\s+serve\b")
-SPECFORGE_RE = re.compile(r"\bpython(?:3(?:\.\d+)?)?\s+-m\s+specforge(?:\.cli)?\b|(?<![\w./-])specforge(?=\s)")
+# A command's entry point: ``python -m`` and an ``sglang`` or ``specforge`` module, or the
+# ``sglang serve`` and ``specforge`` programs; a path may stand before either (``.venv/bin/specforge``).
+PATH = r"(?<![\w.:/~-])(?:[\w.~-]*/)*"
+PYTHON = r"python(?:3(?:\.\d+)?)?"
+MODULE = r"(?:sglang|specforge)(?:\.\w+)*"
+ENTRY_RE = re.compile(rf"{PATH}(?:{PYTHON}\s+-m\s+(?P<module>{MODULE})\b|(?P<program>sglang\s+serve|specforge)(?=\s|$))")
 # What may stand before a command that is not at the start of its line.
 COMMAND_POSITION_RE = re.compile(r"""(^|[;&|(!"'`]|\$\()\s*((\w+=\S*|nohup|exec|time|env|sudo)\s+)*$""")
+# A word whose value the page does not give: a shell or Python variable, a command's output, a <placeholder>.
 VARIABLE_RE = re.compile(r"\$|\{.*\}|^<[^<>]+>$")
+# A shell array assigned at the start of a line (``spec=(`` or ``spec+=(``), and its expansion.
+ARRAY_RE = re.compile(r"^\s*(?P<name>\w+)(?P<op>\+?=)\((?P<rest>.*)$")
+ARRAY_USE_RE = re.compile(r"^\$\{(?P<name>\w+)\[[@*]\]\}$")
+# A word that expands to any number of words: "${name[@]}" or "$@".
+MANY_WORDS_RE = re.compile(r"^\$(?:\{\w+\[[@*]\]\}|[@*])$")
+
+Lines = list[tuple[int, str]]
 
 
 @dataclass
 class Command:
-    """One command found in a block: which tool, its arguments (after the entry point), and where it starts."""
+    """One command found in a block.
 
-    tool: str  # "sglang" or "specforge"
-    entry: str  # "python -m sglang.launch_server", "sglang serve", "specforge"
+    :ivar entry: ``"python -m <module>"``, ``"sglang serve"`` or ``"specforge"``
+        (``python3`` is written ``python``; a path before a program is dropped).
+    :ivar args: the words after the entry point, with the block's shell arrays expanded.
+    :ivar line: the line the command starts on.
+    :ivar physical: ``[(line number, text)]`` of the lines it was read from (its
+        continuation lines and the arrays it expands).
+    """
+
+    entry: str
     args: list[str]
     line: int
-    physical: list[tuple[int, str]] = field(default_factory=list)
+    physical: Lines = field(default_factory=list)
 
     def line_of(self, message: str) -> int:
         """The line holding the first flag that ``message`` names (the command's first line if none)."""
@@ -181,10 +212,10 @@ class Command:
         return self.line
 
 
-def logical_lines(lines: list[tuple[int, str]]) -> list[tuple[int, str, list[tuple[int, str]]]]:
+def logical_lines(lines: Lines) -> list[tuple[int, str, Lines]]:
     """Join lines ending with a backslash: ``(number of the first line, joined text, the physical lines)``."""
-    out: list[tuple[int, str, list[tuple[int, str]]]] = []
-    pending: tuple[int, str, list[tuple[int, str]]] | None = None
+    out: list[tuple[int, str, Lines]] = []
+    pending: tuple[int, str, Lines] | None = None
     for number, text in lines:
         physical = [(number, text)]
         if pending is not None:
@@ -212,32 +243,52 @@ def _in_comment(prefix: str) -> bool:
     return False
 
 
-def _split(rest: str) -> list[str]:
-    """Shell words of a command line, up to the first shell operator or redirection."""
-    lexer = shlex.shlex(rest, posix=True, punctuation_chars=";&|()")
+def _words(text: str, stop: str) -> tuple[list[str], bool]:
+    """Shell words of ``text`` up to the first token starting with a character of ``stop``.
+
+    :returns: ``(words, whether a stop token was reached)``; an unbalanced quote ends the words.
+    """
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()")
     lexer.whitespace_split = True
     lexer.commenters = "#"
     words = []
     try:
         for word in lexer:
-            if word and (word[0] in ";&|()" or re.match(r"^\d*>", word) or (word[0] == "<" and not word.endswith(">"))):
-                break
+            if word[:1] in stop or re.match(r"^\d*>", word) or (word[0] == "<" and not word.endswith(">")):
+                return words, True
             words.append(word)
-    except ValueError:  # unbalanced quote: keep what was read
+    except ValueError:
         pass
-    return words
+    return words, False
 
 
-ARGV_ENTRIES = {("python", "-m", "sglang.launch_server"): ("sglang", "python -m sglang.launch_server"),
-                ("python3", "-m", "sglang.launch_server"): ("sglang", "python -m sglang.launch_server"),
-                ("sglang", "serve"): ("sglang", "sglang serve"), ("specforge",): ("specforge", "specforge")}
+def _split(rest: str) -> list[str]:
+    """Shell words of a command line, up to the first shell operator or redirection.
+
+    A command substitution ``$(...)`` becomes one variable word: its output is not known here.
+    """
+    rest = re.sub(r"\$\((?:[^()]|\([^()]*\))*\)", "${command_output}", rest)
+    return _words(rest, ";&|()")[0]
+
+
+def _argv_entry(words: list[str]) -> tuple[str, int] | None:
+    """The entry point an argv list starts with (see :class:`Command`) and how many words it takes."""
+    if (len(words) > 2 and re.fullmatch(rf"(?:.*/)?{PYTHON}|\{{sys\.executable\}}", words[0])
+            and words[1] == "-m" and re.fullmatch(MODULE, words[2])):
+        return f"python -m {words[2]}", 3
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    if program == "specforge":
+        return "specforge", 1
+    if program == "sglang" and words[1:2] == ["serve"]:
+        return "sglang serve", 2
+    return None
 
 
 def argv_commands(block: Block) -> list[Command]:
     """Commands written as Python lists or tuples (``subprocess.run(["sglang", "serve", ...])``).
 
-    An element that is not a plain string (a variable, an f-string) becomes
-    ``{...}``, a value the checks treat as unknown.
+    An element that is not a plain string (a variable, an f-string, ``*extra``)
+    becomes ``{...}``, a value the checks treat as unknown.
     """
     source = "\n".join("" if t.lstrip().startswith(("!", "%")) else t for _, t in block.lines)
     try:
@@ -250,35 +301,109 @@ def argv_commands(block: Block) -> list[Command]:
             continue
         words = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else "{" + ast.unparse(e) + "}"
                  for e in node.elts]
-        for prefix, (tool, entry) in ARGV_ENTRIES.items():
-            if tuple(words[: len(prefix)]) == prefix:
-                line = block.lines[node.lineno - 1][0]
-                physical = block.lines[node.lineno - 1: node.end_lineno]
-                found.append(Command(tool, entry, words[len(prefix):], line, physical))
+        entry = _argv_entry(words)
+        if entry:
+            physical = block.lines[node.lineno - 1: node.end_lineno]
+            found.append(Command(entry[0], words[entry[1]:], physical[0][0], physical))
     return found
 
 
 def find_commands(block: Block) -> list[Command]:
-    """Every SGLang server / SpecForge command in a block."""
-    found = argv_commands(block) if block.lang in PYTHON_LANGS | {"ipython"} else []
+    """Every SGLang / SpecForge command in a block.
+
+    In a shell block, an array assigned at the start of a line (``spec=(...)``,
+    also over several lines, or ``spec+=(...)``) is expanded where a later
+    command uses it as ``"${spec[@]}"``.
+    """
+    python = block.lang in PYTHON_LANGS | {"ipython"}
+    found = argv_commands(block) if python else []
+    arrays: dict[str, tuple[list[str], Lines]] = {}
+    array: tuple[str, str, Lines] | None = None  # an array still open: (name, text so far, lines)
     for number, text, physical in logical_lines(block.lines):
-        for tool, regex in (("sglang", SGLANG_RE), ("specforge", SPECFORGE_RE)):
-            for m in regex.finditer(text):
-                prefix = text[: m.start()]
-                if _in_comment(prefix):
-                    continue
-                # In output or log blocks a command counts only where a command starts; elsewhere
-                # `python -m sglang.launch_server` counts anywhere (after `docker run IMAGE`, ...).
-                anywhere = m.group(0).startswith("python") and block.lang not in OUTPUT_LANGS
-                if not anywhere and not COMMAND_POSITION_RE.search(prefix):
-                    continue
-                rest = text[m.end():]
-                quote = prefix.rstrip()[-1:] if prefix.rstrip()[-1:] in ("'", '"') else ""
-                if quote and quote in rest:
-                    rest = rest[: rest.index(quote)]
-                entry = " ".join(m.group(0).split())
-                found.append(Command(tool, entry, _split(rest), number, physical))
+        if array is None and not python and (m := ARRAY_RE.match(text)):
+            start = ([], []) if m["op"] == "=" else arrays.get(m["name"], ([], []))
+            arrays[m["name"]] = start
+            array, text = (m["name"], "", []), m["rest"]
+        if array is not None:
+            name, body, lines = array[0], array[1] + "\n" + text, array[2] + physical
+            words, closed = _words(body, ")")
+            array = None if closed else (name, body, lines)
+            if closed:
+                arrays[name] = (arrays[name][0] + words, arrays[name][1] + lines)
+            continue
+        for m in ENTRY_RE.finditer(text):
+            prefix = text[: m.start()]
+            if _in_comment(prefix):
+                continue
+            # In output or log blocks a command counts only where a command starts; elsewhere
+            # `python -m sglang.launch_server` counts anywhere (after `docker run IMAGE`, ...).
+            anywhere = m["module"] is not None and block.lang not in OUTPUT_LANGS
+            if not anywhere and not COMMAND_POSITION_RE.search(prefix):
+                continue
+            rest = text[m.end():]
+            quote = prefix.rstrip()[-1:] if prefix.rstrip()[-1:] in ("'", '"') else ""
+            if quote and quote in rest:
+                rest = rest[: rest.index(quote)]
+            args, lines = [], list(physical)
+            for word in _split(rest):
+                use = ARRAY_USE_RE.match(word)
+                if use and use["name"] in arrays:
+                    args += arrays[use["name"]][0]
+                    lines += arrays[use["name"]][1]
+                else:
+                    args.append(word)
+            entry = f"python -m {m['module']}" if m["module"] else " ".join(m["program"].split())
+            found.append(Command(entry, args, number, sorted(set(lines))))
     return found
+
+
+# -- Entry points of the pinned packages ----------------------------------------------
+
+
+def _package_dir(top: str) -> Path | None:
+    spec = importlib.util.find_spec(top)  # finds the package without importing it
+    return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
+
+
+@functools.cache
+def not_runnable(module: str) -> str | None:
+    """Why ``python -m <module>`` fails with the installed packages, in Python's words; ``None`` if it runs.
+
+    :param module: a dotted name in ``sglang`` or ``specforge``.
+
+    A module runs when it is a ``.py`` file, or a package with a ``__main__.py``;
+    SpecForge 0.2.0 has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
+    """
+    top, *rest = module.split(".")
+    base = _package_dir(top)
+    path = base.joinpath(*rest) if base else None
+    if path is None:
+        return f"No module named {top}"
+    if rest and path.with_suffix(".py").is_file():
+        return None
+    if (path / "__init__.py").is_file():
+        if (path / "__main__.py").is_file():
+            return None
+        return f"No module named {module}.__main__; '{module}' is a package and cannot be directly executed"
+    return f"No module named {module}"
+
+
+@functools.cache
+def replacement_of(module: str) -> str | None:
+    """The module a deprecated ``python -m`` path names as its replacement, or ``None``.
+
+    Read from the module's docstring, which SGLang writes as "Deprecated import
+    path for ``sglang.benchmark.serving``" (``sglang/bench_serving.py``,
+    ``sglang/bench_one_batch_server.py``).
+    """
+    top, *rest = module.split(".")
+    base = _package_dir(top)
+    path = base.joinpath(*rest).with_suffix(".py") if base and rest else None
+    if path is None or not path.is_file():
+        return None
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    found = re.match(r"Deprecated import path for ``([\w.]+)``", doc)
+    return found.group(1) if found else None
 
 
 # -- Checking ----------------------------------------------------------------
@@ -341,49 +466,90 @@ def _stand_in(action: argparse.Action) -> str:
     return {int: "1", float: "1.0"}.get(action.type, "x")
 
 
-def prepare_args(parser: argparse.ArgumentParser, args: list[str]) -> tuple[list[str], set[str], list[str]]:
-    """Replace variable values by valid literals; report which fields got literal values, and abbreviations.
+@dataclass
+class Parsed:
+    """What a parser made of a command's arguments (see :func:`parse`).
 
-    :returns: ``(arguments to parse, fields set by a literal value, notes on abbreviated flags)``.
+    :ivar namespace: the parsed values; ``None`` when the parser rejected the arguments.
+    :ivar error: the parser's own message when it rejected them.
+    :ivar given: the fields (``dest``) the command sets with a literal value.
+    :ivar notes: problems the parser lets through: abbreviated and deprecated flags.
+    :ivar unresolved: words left out because they expand to words the page does not
+        give (``"${extra[@]}"`` of an array not in the block, ``$FLAGS``).
     """
-    out, given, notes = [], set(), []
+
+    namespace: argparse.Namespace | None = None
+    error: str | None = None
+    given: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+
+
+def _prepare(parser: argparse.ArgumentParser, args: list[str], parsed: Parsed) -> list[str]:
+    """The arguments to hand to ``parser`` (see :func:`parse`); fills ``given``, ``notes`` and ``unresolved``."""
+    out: list[str] = []
     i = 0
     while i < len(args):
         word = args[i]
-        if word.startswith("--"):
-            flag, eq, value = word.partition("=")
-            action, exact = _action_for(parser, flag)
-            if action is not None and not exact:
-                notes.append(f"{flag} is an abbreviation of {action.option_strings[0]}: SGLang accepts it only "
-                             "while no other flag starts the same way; write the full flag")
-            if action is not None and type(action).__name__.startswith("Deprecated"):
-                instead = f": use {action.new_flag}" if getattr(action, "new_flag", None) else ""
-                notes.append(f"{flag} is deprecated{instead}")
-            takes_value = action is not None and action.nargs != 0
-            if action is not None and eq:
-                variable = bool(VARIABLE_RE.search(value))
-                out.append(f"{flag}={_stand_in(action)}" if variable else word)
-                if not variable:
-                    given.add(action.dest)
-                i += 1
-                continue
-            out.append(word)
-            if action is not None and not takes_value:
-                given.add(action.dest)
-            if takes_value and i + 1 < len(args) and not args[i + 1].startswith("--"):
-                value = args[i + 1]
-                if VARIABLE_RE.search(value):
-                    out.append(_stand_in(action))
-                else:
-                    out.append(value)
-                    given.add(action.dest)
-                i += 2
-                continue
-            i += 1
-            continue
-        out.append(word)
         i += 1
-    return out, given, notes
+        if not word.startswith("-"):
+            (parsed.unresolved if VARIABLE_RE.search(word) else out).append(word)
+            continue
+        flag, eq, value = word.partition("=")
+        action, exact = _action_for(parser, flag)
+        if action is None:
+            out.append(word)
+            continue
+        if not exact:
+            full = next(s for s in action.option_strings if s.startswith(flag))
+            parsed.notes.append(f"{flag} is an abbreviation of {full}: the parser accepts it only while no other "
+                                "flag starts the same way; write the full flag")
+        if type(action).__name__.startswith("Deprecated"):  # SGLang's Deprecated*Action classes
+            instead = f": use {action.new_flag}" if getattr(action, "new_flag", None) else ""
+            parsed.notes.append(f"{flag} is deprecated{instead}")
+        if action.nargs == 0:
+            out.append(word)
+        elif eq:
+            out.append(f"{flag}={_stand_in(action)}" if VARIABLE_RE.search(value) else word)
+        elif i < len(args) and not args[i].startswith("--"):
+            value = args[i]
+            i += 1
+            out += [flag, _stand_in(action) if VARIABLE_RE.search(value) else value]
+        else:  # no value: argparse says so
+            out.append(word)
+            continue
+        if action.nargs == 0 or not VARIABLE_RE.search(value):
+            parsed.given.add(action.dest)
+    return out
+
+
+def parse(parser: argparse.ArgumentParser, args: list[str]) -> Parsed:
+    """Parse a command's arguments as the program would, without exiting on errors.
+
+    A value written as a variable (``$MODEL``, ``{port}``, ``<path>``) is replaced
+    by a valid literal for its option, so only what the page spells out is
+    checked. A variable where a flag would stand may expand to any flags: it is
+    left out (:attr:`Parsed.unresolved`), and the required options it may hold
+    get stand-in values. When the first word is a subcommand (``specforge
+    train``), the subcommand's options are prepared the same way.
+    """
+    parsed = Parsed()
+    target = parser
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if sub is not None and args and args[0] in sub.choices:
+        target = sub.choices[args[0]]
+        argv = [args[0], *_prepare(target, args[1:], parsed)]
+    else:
+        argv = _prepare(parser, args, parsed)
+    if parsed.unresolved:
+        written = {_action_for(target, w.partition("=")[0])[0] for w in argv if w.startswith("-")}
+        argv += [w for a in target._actions if a.required and a.option_strings and a not in written
+                 for w in (a.option_strings[0], _stand_in(a))]
+    try:
+        parsed.namespace = _strict_parse(parser, argv)
+    except ParseError as exc:
+        parsed.error = str(exc)
+    return parsed
 
 
 def sglang_argv(entry: str, args: list[str]) -> list[str]:
@@ -404,40 +570,62 @@ def sglang_argv(entry: str, args: list[str]) -> list[str]:
         if not args[i].startswith("--model-type="):
             out.append(args[i])
         i += 1
-    if out and not out[0].startswith("-"):
+    if out and not out[0].startswith("-") and not MANY_WORDS_RE.match(out[0]):
         out = ["--model-path", *out]
     return out
 
 
-def check_sglang(entry: str, args: list[str]) -> list[str]:
-    """Everything wrong with one SGLang server command; ``[]`` when SGLang would accept it."""
-    if "-h" in args or "--help" in args:
-        return []
-    parser = sglang_args.pinned_parser().parser
-    argv, given, notes = prepare_args(parser, sglang_argv(entry, args))
-    try:
-        ns = _strict_parse(parser, argv)
-    except ParseError as exc:
-        return [f"SGLang's parser rejects it: {exc}", *notes]
-    return notes + [str(v) for v in spec_rules.check(ns, given)]
+def check_server(entry: str, args: list[str]) -> list[str]:
+    """Everything wrong with an SGLang server command (``entry`` ``python -m sglang.launch_server`` or
+    ``sglang serve``): the parser's verdict, then the startup rules of :mod:`spec_rules`."""
+    parsed = parse(sglang_args.pinned_parser().parser, sglang_argv(entry, args))
+    if parsed.error:
+        return [f"SGLang's parser rejects it: {parsed.error}", *parsed.notes]
+    if parsed.unresolved:  # the expansion may set any flag, so the startup rules cannot be applied
+        return parsed.notes
+    return parsed.notes + [str(v) for v in spec_rules.check(parsed.namespace, parsed.given)]
+
+
+def check_bench(args: list[str]) -> list[str]:
+    """Everything ``python -m sglang.benchmark.serving``'s parser finds wrong with ``args``."""
+    parsed = parse(sglang_args.bench_serving_parser(), args)
+    return ([f"SGLang's benchmark parser rejects it: {parsed.error}"] if parsed.error else []) + parsed.notes
 
 
 def check_specforge(args: list[str]) -> list[str]:
-    """Everything wrong with one ``specforge`` command, as SpecForge's parser reports it."""
-    if "-h" in args or "--help" in args:
-        return []
-    parser = specforge_args.specforge_parser()
-    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if args and args[0] in subparsers.choices:  # the subcommand's own options
-        rest, _, _ = prepare_args(subparsers.choices[args[0]], args[1:])
-        argv = [args[0], *rest]
-    else:
-        argv, _, _ = prepare_args(parser, args)
-    try:
-        _strict_parse(parser, argv)
-    except ParseError as exc:
-        return [f"SpecForge's parser rejects it: {exc}"]
-    return []
+    """Everything SpecForge's parser (``specforge/cli.py: main``) finds wrong with ``args``."""
+    parsed = parse(specforge_args.specforge_parser(), args)
+    return ([f"SpecForge's parser rejects it: {parsed.error}"] if parsed.error else []) + parsed.notes
+
+
+def check_command(cmd: Command) -> list[str]:
+    """Everything wrong with one command; ``[]`` when it would run.
+
+    A ``python -m`` module must be runnable in the installed release; a deprecated
+    module path is reported, and its replacement checked. Server, serving-benchmark
+    and SpecForge commands are then parsed by their program's own parser. Other
+    entry points (``python -m sglang.benchmark.one_batch_server``, ...) are only
+    checked to exist.
+    """
+    entry, notes = cmd.entry, []
+    if entry.startswith("python -m "):
+        module = entry.removeprefix("python -m ")
+        problem = not_runnable(module)
+        if problem:
+            return [f"Python cannot run it: {problem}"]
+        new = replacement_of(module)
+        if new:
+            notes.append(f"this module path is deprecated: use python -m {new} [SGLang: {module.replace('.', '/')}.py]")
+            entry = f"python -m {new}"
+    if "-h" in cmd.args or "--help" in cmd.args:
+        return notes
+    if entry in ("python -m sglang.launch_server", "sglang serve"):
+        return notes + check_server(entry, cmd.args)
+    if entry == "python -m sglang.benchmark.serving":
+        return notes + check_bench(cmd.args)
+    if entry in ("specforge", "python -m specforge.cli"):
+        return notes + check_specforge(cmd.args)
+    return notes
 
 
 def check_python(block: Block) -> list[Problem]:
@@ -471,7 +659,7 @@ def check_block(block: Block) -> list[Problem]:
     """All problems of one block, honouring the ``expect-fail`` class."""
     problems: list[Problem] = []
     for cmd in find_commands(block):
-        found = check_sglang(cmd.entry, cmd.args) if cmd.tool == "sglang" else check_specforge(cmd.args)
+        found = check_command(cmd)
         shown = f"`{cmd.entry} {' '.join(cmd.args)}`"
         if block.expect_fail:
             if not found:
@@ -514,20 +702,22 @@ def check_file(path: str | Path) -> list[Problem]:
 
 
 def _build_parsers(app) -> None:
-    """Build SGLang's parser before reading pages: a failure stops the build with the reason."""
+    """Build the pinned parsers before reading pages: a failure stops the build with the reason."""
     from sphinx.errors import ExtensionError
     from sphinx.util import logging as sphinx_logging
 
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         loaded = sglang_args.pinned_parser()
+        sglang_args.bench_serving_parser()
         specforge_args.specforge_parser()
         spec_rules.source_facts()
     except Exception as exc:
         raise ExtensionError(f"command_check: cannot build the pinned parsers, so no command can be checked: {exc}",
                              modname=__name__) from exc
     sphinx_logging.getLogger(__name__).info(
-        f"command_check: SGLang {loaded.version} parser built in {loaded.seconds:.2f} s "
-        f"({loaded.cpu_seconds:.2f} s CPU)")
+        f"command_check: parsers of SGLang {loaded.version} and SpecForge built in "
+        f"{time.perf_counter() - start:.2f} s ({time.process_time() - cpu_start:.2f} s CPU)")
 
 
 def _check_page(app, docname: str, source: list[str]) -> None:

@@ -1,26 +1,30 @@
-"""SGLang's own server-argument parser, built from the installed wheel without torch.
+"""SGLang's own argument parsers, built from the installed wheel without torch.
 
 ``python -m sglang.launch_server`` and ``sglang serve`` both parse their flags
 with an :class:`argparse.ArgumentParser` filled by
 ``sglang.srt.server_args.ServerArgs.add_cli_args`` (see
-``sglang/srt/server_args.py: prepare_server_args``). This module builds that very
-parser, so the guide's commands and its reference page are checked against the
-pinned release and nothing else.
+``sglang/srt/server_args.py: prepare_server_args``); ``python -m
+sglang.benchmark.serving`` builds its own in ``cli_main``. This module builds
+those very parsers (:func:`pinned_parser`, :func:`bench_serving_parser`), so the
+guide's commands and its reference page are checked against the pinned release
+and nothing else.
 
-Importing ``sglang.srt.server_args`` normally pulls in torch, triton and GPU
-kernels, which a documentation machine does not have. The modules of the
-``sglang`` package are therefore loaded *statement by statement* from their real
-source: a top-level statement that fails (``import torch``, a class deriving
-from a torch type, ...) binds the names it would have defined to
-:class:`Unavailable` stand-ins, and the rest of the module still runs. The
-argument declarations themselves (``sglang/srt/arg_groups/fields/*.py``) are
-plain Python and load unchanged. After the parser is built, :func:`build_parser`
-checks that no stand-in reached it (as a ``type=``, default or choice), and
-fails loudly otherwise: the parser is either SGLang's real one or the build
-stops.
+How, without torch: importing ``sglang.srt.server_args`` normally pulls in
+torch, triton and GPU kernels, which a documentation machine does not have. The
+modules of the ``sglang`` package are therefore loaded *statement by statement*
+from their real source (:func:`_sglang_sources`): a top-level statement that
+fails (``import torch``, a class deriving from a torch type, ...) binds the
+names it would have defined to :class:`Unavailable` stand-ins, and the rest of
+the module still runs. The argument declarations themselves
+(``sglang/srt/arg_groups/fields/*.py``) are plain Python and load unchanged.
 
-The loaded ``sglang`` modules are removed from :data:`sys.modules` afterwards, so
-nothing else in the process sees the partially loaded package.
+Why the result can be trusted: a stand-in raises :class:`SGLangParserError` on
+any use but identity (call, attribute, truth value, iteration, text), and after
+a parser is built no option may hold one as its type, default, choice, help or
+metavar. So the parser is either SGLang's real one or the build stops with a
+message naming the statement that could not run. The loaded ``sglang`` modules
+are removed from :data:`sys.modules` afterwards, so nothing else in the process
+sees the partially loaded package.
 """
 
 from __future__ import annotations
@@ -28,15 +32,17 @@ import __future__
 
 import argparse
 import ast
+import contextlib
 import functools
 import importlib
 import importlib.abc
 import importlib.machinery
 import sys
-import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 # Package ``__init__`` files that are not executed: they only re-export the
 # frontend language and the GPU kernels (slow, useless here). Stand-ins cover
@@ -76,20 +82,41 @@ class Unavailable:
     def __call__(self, *args, **kwargs):
         self._fail("call to")
 
+    def __bool__(self):
+        self._fail("truth value of")
+
+    def __iter__(self):
+        self._fail("iteration over")
+
+    def __str__(self):
+        self._fail("text of")
+
     def __repr__(self) -> str:
         return f"<unavailable {self._name}>"
 
 
 def _bound_names(stmt: ast.stmt) -> set[str]:
-    """Names a top-level statement would bind (defs, classes, assignments, imports)."""
+    """Module-level names a top-level statement would bind (defs, classes, assignments, imports).
+
+    Names bound inside function and class bodies, lambdas and comprehensions are
+    local to them and not included.
+    """
     names: set[str] = set()
-    for node in ast.walk(stmt):
+
+    def visit(node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            return
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*")
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(stmt)
     # A stand-in module ``__getattr__`` would answer every lookup with a stand-in.
     return names - {"__getattr__", "__all__"}
 
@@ -124,15 +151,22 @@ class _TolerantLoader(importlib.abc.Loader):
 
 
 class _SGLangFinder(importlib.abc.MetaPathFinder):
-    """Route ``sglang`` and its submodules, found under ``search_path``, to the tolerant loader."""
+    """Route ``sglang`` and its submodules, found under ``search_path``, to the tolerant loader.
 
-    def __init__(self, search_path: list[str] | None, failures: dict[str, list[str]]):
+    A module in ``blocked`` (or below it) is reported missing, so the statements
+    importing it bind stand-ins instead of running it.
+    """
+
+    def __init__(self, search_path: list[str] | None, blocked: tuple[str, ...], failures: dict[str, list[str]]):
         self.search_path = search_path
+        self.blocked = blocked
         self.loader = _TolerantLoader(failures)
 
     def find_spec(self, name, path, target=None):
         if name != "sglang" and not name.startswith("sglang."):
             return None
+        if any(name == b or name.startswith(b + ".") for b in self.blocked):
+            raise ModuleNotFoundError(f"{name} is not loaded here (it is not needed to build the parser)")
         spec = importlib.machinery.PathFinder.find_spec(name, path if "." in name else self.search_path)
         if spec is None and name == "sglang" and self.search_path:
             raise ModuleNotFoundError(f"no sglang package in {self.search_path[0]}")
@@ -141,60 +175,114 @@ class _SGLangFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+@contextlib.contextmanager
+def _sglang_sources(site_dir: str | Path | None = None, blocked: tuple[str, ...] = ()) -> Iterator[dict]:
+    """Within the block, ``import sglang...`` runs the real sources with stand-ins (see the module docstring).
+
+    :param site_dir: a directory holding an ``sglang`` package; ``None``: the one on ``sys.path``.
+    :param blocked: dotted module names that are not loaded at all (their importers get stand-ins).
+    :returns: (as the ``with`` target) ``{module: ["line N: error", ...]}``, filled as modules load.
+    Afterwards the ``sglang`` modules loaded here are removed from :data:`sys.modules` again.
+    """
+    before = set(sys.modules)
+    failures: dict[str, list[str]] = {}
+    finder = _SGLangFinder([str(site_dir)] if site_dir else None, blocked, failures)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield failures
+    finally:
+        sys.meta_path.remove(finder)
+        for name in set(sys.modules) - before:
+            if name == "sglang" or name.startswith("sglang."):
+                del sys.modules[name]
+
+
+def _import(name: str):
+    """``importlib.import_module(name)`` inside :func:`_sglang_sources`; a missing SGLang is a clear error."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise SGLangParserError(f"SGLang is not installed ({exc}). Run `make venv`.") from exc
+
+
+def _failure_summary(failures: dict[str, list[str]]) -> str:
+    return "; ".join(f"{module}: {lines[0]}" for module, lines in sorted(failures.items()))
+
+
+def _check_no_stand_ins(parser: argparse.ArgumentParser, what: str) -> None:
+    """Raise :class:`SGLangParserError` when a stand-in reached an option (the parser would not be SGLang's)."""
+    bad = []
+    for action in parser._actions:
+        values = [action.type, action.default, action.const, action.help, action.metavar, action.choices]
+        if not isinstance(action.choices, Unavailable):
+            values += list(action.choices or [])
+        if any(isinstance(v, Unavailable) for v in values):
+            bad.append("/".join(action.option_strings) or action.dest)
+    if bad:
+        raise SGLangParserError(f"{what}: these options depend on code that needs SGLang's runtime dependencies, "
+                                f"so the parser would not be SGLang's own: {', '.join(bad)}")
+
+
+class _Captured(Exception):
+    def __init__(self, parser: argparse.ArgumentParser):
+        super().__init__("parser captured")
+        self.parser = parser
+
+
+def _capture(self, args=None, namespace=None):
+    raise _Captured(self)
+
+
+def parser_built_by(main: Callable[..., Any], *args: Any) -> argparse.ArgumentParser:
+    """The parser ``main(*args)`` builds, taken when it calls ``parse_args``; nothing after that runs.
+
+    For command-line entry points that build their parser inside ``main`` and do
+    not expose it (``sglang/benchmark/serving.py: cli_main``, ``specforge/cli.py: main``).
+
+    :raises RuntimeError: ``main`` returned without calling ``parse_args`` (its shape changed).
+    """
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", _capture):
+        try:
+            main(*args)
+        except _Captured as got:
+            return got.parser
+    raise RuntimeError(f"{main.__module__}.{main.__qualname__} finished without calling parse_args")
+
+
 @dataclass
 class LoadedParser:
-    """SGLang's parser plus what is known about where its options come from.
+    """SGLang's server parser and what is known about where its options come from.
 
     :ivar parser: the :class:`argparse.ArgumentParser` of ``sglang serve``.
     :ivar version: the SGLang version the parser was built from (``sglang/version.py``).
     :ivar namespaces: ``{dest: namespace}`` for options declared in a namespace
-        class (``"spec"`` for ``fields/spec.py: Spec``); empty for releases without
-        namespaces.
-    :ivar seconds: wall time spent building it.
-    :ivar cpu_seconds: CPU time of this process spent building it (wall time grows on a busy machine).
-    :ivar failures: ``{module: [failed statements]}``, for diagnosis only.
+        class (``"spec"`` for ``fields/spec.py: Spec``), read from
+        ``ServerArgs._NS_BY_FIELD`` (``sglang/srt/server_args.py``); empty for
+        releases without namespaces.
     """
 
     parser: argparse.ArgumentParser
     version: str
     namespaces: dict[str, str]
-    seconds: float
-    cpu_seconds: float
-    failures: dict[str, list[str]] = field(default_factory=dict)
-
-
-def _leaks(parser: argparse.ArgumentParser) -> list[str]:
-    """Options whose type, default or choices is a stand-in (the parser would not be SGLang's)."""
-    bad = []
-    for action in parser._actions:
-        values = [action.type, action.default, action.const, *(action.choices or [])]
-        if any(isinstance(v, Unavailable) for v in values):
-            bad.append("/".join(action.option_strings) or action.dest)
-    return bad
 
 
 def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
     """Build ``ServerArgs.add_cli_args`` into a fresh parser, from ``site_dir`` or the installed wheel.
+
+    This is the parser both ``python -m sglang.launch_server`` and ``sglang serve``
+    use (``sglang/srt/server_args.py: prepare_server_args``).
 
     :param site_dir: a directory holding an ``sglang`` package (e.g. a
         ``pip install --no-deps --target`` directory); ``None`` uses the one on
         ``sys.path``. Runs in this process and leaves :data:`sys.modules` as it was.
     :returns: a :class:`LoadedParser`.
     :raises SGLangParserError: SGLang is not installed there, its ``server_args``
-        module did not load, or a stand-in leaked into the parser. The message
-        names the module and statement that failed.
+        module did not load, ``add_cli_args`` failed, or a stand-in reached an
+        option. The message names the module and statement that failed.
     """
-    start, cpu_start = time.perf_counter(), time.process_time()
-    before = set(sys.modules)
-    failures: dict[str, list[str]] = {}
-    finder = _SGLangFinder([str(site_dir)] if site_dir else None, failures)
-    sys.meta_path.insert(0, finder)
-    try:
-        try:
-            server_args = importlib.import_module("sglang.srt.server_args")
-            version_mod = importlib.import_module("sglang.version")
-        except ModuleNotFoundError as exc:
-            raise SGLangParserError(f"SGLang is not installed ({exc}). Run `make venv`.") from exc
+    with _sglang_sources(site_dir) as failures:
+        server_args = _import("sglang.srt.server_args")
+        version = str(getattr(_import("sglang.version"), "__version__", "unknown"))
         server_args_cls = getattr(server_args, "ServerArgs", None)
         add_cli_args = getattr(server_args_cls, "add_cli_args", None)
         if add_cli_args is None or isinstance(server_args_cls, Unavailable):
@@ -204,32 +292,45 @@ def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
         try:
             add_cli_args(parser)
         except Exception as exc:
-            hints = "; ".join(f"{m}: {f[0]}" for m, f in sorted(failures.items()))
             raise SGLangParserError(
                 f"ServerArgs.add_cli_args failed: {type(exc).__name__}: {exc}. "
-                f"Statements that could not run without torch: {hints}"
+                f"Statements that could not run without torch: {_failure_summary(failures)}"
             ) from exc
-        leaked = _leaks(parser)
-        if leaked:
-            raise SGLangParserError(
-                "these options depend on code that needs SGLang's runtime dependencies, so the "
-                f"parser would not be SGLang's own: {', '.join(leaked)}"
-            )
+        _check_no_stand_ins(parser, "sglang/srt/server_args.py: ServerArgs.add_cli_args")
         namespaces = dict(getattr(server_args_cls, "_NS_BY_FIELD", None) or {})
-        version = str(getattr(version_mod, "__version__", "unknown"))
-    finally:
-        sys.meta_path.remove(finder)
-        for name in set(sys.modules) - before:
-            if name == "sglang" or name.startswith("sglang."):
-                del sys.modules[name]
-    return LoadedParser(parser, version, namespaces, time.perf_counter() - start, time.process_time() - cpu_start,
-                        failures)
+    return LoadedParser(parser, version, namespaces)
 
 
 @functools.cache
 def pinned_parser() -> LoadedParser:
-    """The parser of the installed SGLang, built once per process (see :func:`load_parser`)."""
+    """The server parser of the installed SGLang, built once per process (see :func:`load_parser`)."""
     return load_parser()
+
+
+@functools.cache
+def bench_serving_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m sglang.benchmark.serving`` (``sglang/benchmark/serving.py: cli_main``).
+
+    The benchmark client imports a few helpers from ``sglang.srt`` that it uses
+    only while running; ``sglang.srt`` is not loaded at all here (it would cost
+    seconds), and the stand-in check proves the parser did not need it.
+    ``cli_main`` checks some flag combinations after parsing (``--rust-worker-threads``
+    needs ``--rust-client``, ``_validate_parsed_gsp_args``); those are not applied.
+
+    :raises SGLangParserError: the module did not load, ``cli_main`` failed or
+        changed shape, or a stand-in reached an option.
+    """
+    with _sglang_sources(blocked=("sglang.srt",)) as failures:
+        serving = _import("sglang.benchmark.serving")
+        try:
+            parser = parser_built_by(serving.cli_main)
+        except Exception as exc:
+            raise SGLangParserError(
+                f"sglang/benchmark/serving.py: cli_main did not build its parser: {type(exc).__name__}: {exc}. "
+                f"Statements that could not run without the runtime: {_failure_summary(failures)}"
+            ) from exc
+        _check_no_stand_ins(parser, "sglang/benchmark/serving.py: cli_main")
+    return parser
 
 
 # -- A plain description of each option, for the reference page and the drift report --
@@ -321,6 +422,11 @@ def spec_options(loaded: LoadedParser) -> list[OptionInfo]:
 
 
 if __name__ == "__main__":  # pragma: no cover - manual diagnosis: python sphinxext/sglang_args.py
+    import time
+
+    start, cpu_start = time.perf_counter(), time.process_time()
     got = pinned_parser()
-    print(f"SGLang {got.version}: {len(options(got))} options "
-          f"({len(spec_options(got))} in the spec namespace) in {got.seconds:.2f} s ({got.cpu_seconds:.2f} s CPU)")
+    bench = bench_serving_parser()
+    print(f"SGLang {got.version}: {len(options(got))} server options ({len(spec_options(got))} in the spec "
+          f"namespace), {len(bench._actions)} benchmark options, built in {time.perf_counter() - start:.2f} s "
+          f"({time.process_time() - cpu_start:.2f} s CPU)")

@@ -1,10 +1,9 @@
 """SpecForge's own command-line parser and run-config schema, without torch.
 
 SpecForge 0.2.0 builds its ``argparse`` parser inside ``specforge.cli.main(argv)``
-and does not expose it. :func:`specforge_parser` runs ``main`` with
-``ArgumentParser.parse_args`` replaced by a function that hands back the parser
-it was called on and stops there, so nothing after parsing (training, export)
-runs. ``specforge.cli`` and ``specforge.config`` import without torch.
+(``specforge/cli.py``) and does not expose it; :func:`specforge_parser` takes it
+with :func:`sglang_args.parser_built_by`, so nothing after parsing (training,
+export) runs. ``specforge.cli`` and ``specforge.config`` import without torch.
 
 :func:`validate_config` checks a YAML run config with SpecForge's own loader
 (``specforge.config.load_config``, which validates it against the pydantic
@@ -17,34 +16,20 @@ import argparse
 import functools
 import tempfile
 from pathlib import Path
-from unittest import mock
 
-
-class _Captured(Exception):
-    def __init__(self, parser: argparse.ArgumentParser):
-        super().__init__("parser captured")
-        self.parser = parser
-
-
-def _capture(self, args=None, namespace=None):
-    raise _Captured(self)
+from sglang_args import parser_built_by
 
 
 @functools.cache
 def specforge_parser() -> argparse.ArgumentParser:
-    """The parser ``specforge`` (``specforge.cli.main``) builds, captured before it parses anything.
+    """The parser ``specforge`` (``specforge/cli.py: main``) builds, taken before it parses anything.
 
-    :raises RuntimeError: ``main`` returned without parsing (its shape changed), or
-        SpecForge is not installed (then the :class:`ImportError` is chained).
+    :raises ImportError: SpecForge is not installed.
+    :raises RuntimeError: ``main`` returned without parsing (its shape changed).
     """
     from specforge import cli
 
-    with mock.patch.object(argparse.ArgumentParser, "parse_args", _capture):
-        try:
-            cli.main([])
-        except _Captured as got:
-            return got.parser
-    raise RuntimeError("specforge.cli.main finished without calling parse_args: update specforge_args.py")
+    return parser_built_by(cli.main, [])
 
 
 def validate_config(text: str) -> None:

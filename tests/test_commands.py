@@ -199,3 +199,87 @@ def test_an_undefined_name_in_an_indented_python_block_is_found_at_its_line():
     page = "- Step:\n\n  ```python\n  import requests\n\n  requests.get(base_url, timeout=5)\n  ```\n"
     found = command_check.check_source(page, ".md")
     assert [(p.line, p.message) for p in found] == [(6, "Python block: undefined name 'base_url'")]
+
+
+SPEC_ARRAY = ("spec=(\n  --speculative-algorithm EAGLE3\n"
+              "  --speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B  # the draft\n)\n")
+
+
+def test_a_shell_array_defined_in_the_block_is_expanded_into_the_command():
+    page = f"```bash\n{SPEC_ARRAY}sglang serve meta-llama/Llama-3.1-8B-Instruct \"${{spec[@]}}\"\n```\n"
+    assert problems(page) == []
+
+
+def test_a_wrong_flag_inside_a_shell_array_is_reported_at_the_arrays_line():
+    page = ("```bash\nspec=(--speculative-algorithm EAGLE3)\nspec+=(\n  --speculative-num-stepz 3\n)\n"
+            "sglang serve meta-llama/Llama-3.1-8B-Instruct \"${spec[@]}\"\n```\n")
+    found = command_check.check_source(page, ".md")
+    assert [p.line for p in found if "unrecognized arguments: --speculative-num-stepz" in p.message] == [4]
+
+
+def test_an_expansion_that_cannot_be_resolved_is_not_taken_for_an_argument():
+    for extra in ('"${extra[@]}"', "$EXTRA_FLAGS", '"$@"', "$(cat flags.txt)"):
+        page = f"```bash\nsglang serve meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE3 {extra}\n```\n"
+        assert problems(page) == [], extra
+
+
+def test_the_written_flags_around_an_unresolved_expansion_are_still_checked():
+    for extra in ('"${extra[@]}"', "$EXTRA_FLAGS", "$(cat flags.txt)"):
+        page = f"```bash\npython -m sglang.launch_server {extra} --speculative-num-stepz 3\n```\n"
+        assert any("unrecognized arguments: --speculative-num-stepz" in p for p in problems(page)), extra
+
+
+@pytest.mark.parametrize("command", ["~/venvs/train/bin/specforge trian", ".venv/bin/specforge trian",
+                                     "python3 -m specforge.cli trian", "cd /tmp && /opt/sf/bin/specforge trian"])
+def test_specforge_called_by_path_or_module_is_checked(command):
+    assert any("invalid choice: 'trian'" in p for p in problems(f"```bash\n{command}\n```\n")), command
+
+
+def test_python_m_specforge_fails_because_specforge_has_no_main_module():
+    found = problems("```bash\npython -m specforge train -c run.yaml\n```\n")
+    assert found == ["python -m specforge: Python cannot run it: No module named specforge.__main__; "
+                     "'specforge' is a package and cannot be directly executed"]
+
+
+def test_a_python_m_module_that_does_not_exist_fails():
+    assert any("No module named sglang.launch_sever" in p
+               for p in problems("```bash\npython -m sglang.launch_sever --model-path m\n```\n"))
+
+
+@pytest.mark.parametrize("entry", ["python3 -m sglang.launch_server --model-path m", "sglang serve m",
+                                   ".venv/bin/sglang serve m", "python3.11 -m sglang.launch_server --model m"])
+def test_every_server_entry_point_is_checked(entry):
+    assert any("unrecognized arguments: --no-such-flag" in p
+               for p in problems(f"```bash\n{entry} --no-such-flag\n```\n")), entry
+
+
+def test_a_serving_benchmark_command_is_checked_by_the_benchmarks_own_parser():
+    found = problems("```bash\npython -m sglang.benchmark.serving --backend sglang --port 30000 "
+                     "--dataset-name nope --num-prompts 8\n```\n")
+    assert any("benchmark parser rejects it: argument --dataset-name: invalid choice: 'nope'" in p for p in found)
+    assert problems("```bash\npython -m sglang.benchmark.serving --backend sglang --port \"$PORT\" "
+                    "--dataset-name random --num-prompts 8\n```\n") == []
+
+
+def test_the_deprecated_benchmark_module_path_is_reported_and_still_checked():
+    found = problems("```bash\npython -m sglang.bench_serving --backend sglang --bogus 1\n```\n")
+    assert any("deprecated: use python -m sglang.benchmark.serving" in p for p in found)
+    assert any("unrecognized arguments: --bogus" in p for p in found)
+
+
+def test_installing_or_cloning_specforge_is_not_a_specforge_command():
+    page = ("```bash\npip install specforge==0.2.0\ngit clone https://github.com/sgl-project/specforge\n"
+            "cd specforge\n```\n")
+    assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
+
+
+def test_a_python_argv_list_starting_with_sys_executable_is_checked():
+    found = problems('```python\nimport subprocess\nimport sys\n\nsubprocess.run([sys.executable, "-m", '
+                     '"sglang.launch_server", "--model-path", "m", "--no-such-flag"], check=True)\n```\n')
+    assert any("unrecognized arguments: --no-such-flag" in p for p in found)
+
+
+def test_a_path_through_a_folder_named_specforge_is_not_a_specforge_command():
+    page = ('```bash\npython3 -m venv ~/venvs/specforge\n~/venvs/specforge/bin/pip install "specforge==0.2.0"\n'
+            "```\n")
+    assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
