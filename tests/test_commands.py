@@ -8,13 +8,14 @@ checker directly (``sphinxext/command_check.py``), as ``tools/check_commands.py`
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, copy_project
 
 sys.path.insert(0, str(ROOT / "sphinxext"))
 import command_check  # noqa: E402
@@ -283,3 +284,43 @@ def test_a_path_through_a_folder_named_specforge_is_not_a_specforge_command():
     page = ('```bash\npython3 -m venv ~/venvs/specforge\n~/venvs/specforge/bin/pip install "specforge==0.2.0"\n'
             "```\n")
     assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
+
+
+def fake_sglang(root, server_args: str):
+    """A stand-in ``sglang`` package under ``root`` whose ``srt/server_args.py`` is ``server_args``."""
+    (root / "sglang" / "srt").mkdir(parents=True)
+    (root / "sglang" / "__init__.py").write_text("")
+    (root / "sglang" / "version.py").write_text('__version__ = "0.0.0"\n')
+    (root / "sglang" / "srt" / "__init__.py").write_text("")
+    (root / "sglang" / "srt" / "server_args.py").write_text(server_args)
+    return root
+
+
+TORCH_DEFAULT = """import torch
+
+DEFAULT_DTYPE = torch.float16
+
+
+class ServerArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument("--dtype", default=DEFAULT_DTYPE)
+"""
+
+
+def test_an_option_that_needs_torch_stops_the_parser_build_naming_the_option(tmp_path):
+    with pytest.raises(sglang_args.SGLangParserError, match=r"would not be SGLang's own: --dtype"):
+        sglang_args.load_parser(fake_sglang(tmp_path, TORCH_DEFAULT))
+
+
+def test_a_parser_that_cannot_be_built_stops_the_sphinx_build_with_the_reason(tmp_path):
+    site = fake_sglang(tmp_path / "site", TORCH_DEFAULT.replace("DEFAULT_DTYPE)", "torch.float16)"))
+    (tmp_path / "project").mkdir()
+    docs = copy_project(tmp_path / "project")
+    (docs / "index.md").write_text("# Empty\n")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-c", str(tmp_path / "project"), "-q",
+                           str(docs), str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode != 0
+    assert "cannot build the pinned parsers" in proc.stderr
+    assert "attribute 'float16' of sglang.srt.server_args.torch" in proc.stderr, proc.stderr[-2000:]
