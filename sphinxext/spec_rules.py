@@ -12,14 +12,16 @@ from SGLang's source (:func:`source_facts`), not copied.
 
 Limits (a rule stays silent rather than guess):
 
-- values SGLang resolves from the hardware or the model (the attention backend
-  when ``--attention-backend`` is not given, the automatic
-  steps/topk/draft-token choice) are not known here, so rules that need them only
-  fire when the command sets the flag;
-- the target model's architecture comes from ``model_architectures.yaml`` next to
-  this file (model id -> ``architectures[0]`` of its ``config.json``), because the
-  checker cannot download ``config.json``; a model that is not listed there and
-  needs the answer gets a message asking for an entry.
+- the attention backend SGLang picks when ``--attention-backend`` is not given
+  depends on the GPU, so the rules that need it fire only when the command sets it;
+- the target model's architecture, which decides whether it carries its own draft
+  layer and which steps / topk / draft tokens SGLang picks when none is set
+  (``_auto_choose_speculative_params``), comes from ``model_architectures.yaml``
+  next to this file (model id -> ``architectures[0]`` of its ``config.json``),
+  because the checker cannot download ``config.json``; a model that is not listed
+  there and needs the answer gets a message asking for an entry;
+- a command whose flags are partly hidden in a shell expansion is not checked
+  against these rules at all (``command_check.check_server``).
 """
 
 from __future__ import annotations
@@ -88,18 +90,34 @@ def _module_constants(tree: ast.Module) -> dict[str, list[str]]:
     return out
 
 
-@functools.cache
-def source_facts() -> dict[str, frozenset[str]]:
-    """Facts the rules need, read from the installed SGLang source with :mod:`ast`.
+@dataclass(frozen=True)
+class SourceFacts:
+    """Facts the rules need, read from the installed SGLang source by :func:`source_facts`.
 
-    :returns: ``page_tree_backends`` (``_PAGE_TREE_SPEC_BACKENDS`` in
-        ``_handle_eagle_family``) and ``bundled_draft_architectures``: target
-        architectures whose checkpoint carries its own draft layer. These are the
-        architectures ``_handle_eagle_family`` points the draft path at the target
-        for, plus those ``ModelConfig`` (``sglang/srt/configs/model_config.py``)
+    :ivar page_tree_backends: attention backends that run topk > 1 with page size > 1
+        (``_PAGE_TREE_SPEC_BACKENDS`` in ``speculative_hook.py: _handle_eagle_family``).
+    :ivar bundled_draft_architectures: target architectures whose checkpoint carries
+        its own draft layer: those ``_handle_eagle_family`` points the draft path at
+        the target for, plus those ``ModelConfig`` (``sglang/srt/configs/model_config.py``)
         rewrites to an MTP/NextN draft architecture when it loads the target as the
         draft (``if is_draft_model and self.hf_config.architectures[0] ...``).
-    :raises RuntimeError: the source no longer has the shape read here (update this function).
+    :ivar auto_params: the branches of ``speculative_hook.py: _auto_choose_speculative_params``
+        in SGLang's order, as ``(kind, values, (steps, topk, draft tokens))``; ``kind``
+        is ``"algorithm"`` (``cfg.speculative_algorithm == ...``), ``"arch"``
+        (``model_arch in [...]``) or ``"else"``.
+    """
+
+    page_tree_backends: frozenset[str]
+    bundled_draft_architectures: frozenset[str]
+    auto_params: tuple[tuple[str, tuple[str, ...], tuple[int, int, int]], ...]
+
+
+@functools.cache
+def source_facts() -> SourceFacts:
+    """Read :class:`SourceFacts` from the installed SGLang source with :mod:`ast` (nothing is imported).
+
+    :raises RuntimeError: SGLang is not installed, or its source no longer has the
+        shape read here (then this function needs updating).
     """
     root = _sglang_dir() / "srt"
     hook = ast.parse((root / "arg_groups" / "speculative_hook.py").read_text(encoding="utf-8"))
@@ -126,40 +144,34 @@ def source_facts() -> dict[str, frozenset[str]]:
                 bundled.update(_strings(v.comparators[0], constants))
     if not backends or not bundled:
         raise RuntimeError("speculative_hook.py / model_config.py changed shape: update spec_rules.source_facts")
-    return {"page_tree_backends": frozenset(backends), "bundled_draft_architectures": frozenset(bundled),
-            "auto_params": _auto_params(_function(hook, "_auto_choose_speculative_params"))}
+    auto = _auto_params(_function(hook, "_auto_choose_speculative_params"))
+    return SourceFacts(frozenset(backends), frozenset(bundled), auto)
+
+
+def _returned_tuple(stmts: list[ast.stmt]) -> tuple | None:
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+            return tuple(e.value for e in stmt.value.elts if isinstance(e, ast.Constant))
+    return None
 
 
 def _auto_params(func: ast.FunctionDef) -> tuple:
-    """The branches of ``_auto_choose_speculative_params`` as ``((kind, values, (steps, topk, draft tokens)), ...)``.
-
-    ``kind`` is ``"algorithm"`` (``cfg.speculative_algorithm == ...``), ``"arch"``
-    (``model_arch in [...]``) or ``"else"``; checked in SGLang's order.
-    """
+    """The branches of ``_auto_choose_speculative_params`` (see :attr:`SourceFacts.auto_params`)."""
+    kinds = {"cfg.speculative_algorithm": "algorithm", "model_arch": "arch"}
     out = []
 
-    def literal_tuple(body):
-        for stmt in body:
-            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
-                return tuple(e.value for e in stmt.value.elts)
-        return None
-
-    def walk(stmts):
+    def walk(stmts: list[ast.stmt]) -> None:
         for stmt in stmts:
-            if isinstance(stmt, ast.If):
-                test = stmt.test
-                if isinstance(test, ast.Compare) and ast.unparse(test.left) == "cfg.speculative_algorithm":
-                    out.append(("algorithm", tuple(_strings(test.comparators[0], {})), literal_tuple(stmt.body)))
-                elif isinstance(test, ast.Compare) and ast.unparse(test.left) == "model_arch":
-                    out.append(("arch", tuple(_strings(test.comparators[0], {})), literal_tuple(stmt.body)))
-                walk(stmt.orelse if stmt.orelse and isinstance(stmt.orelse[0], ast.If) else [])
-                if stmt.orelse and not isinstance(stmt.orelse[0], ast.If):
-                    out.append(("else", (), literal_tuple(stmt.orelse)))
-            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
-                out.append(("else", (), literal_tuple([stmt])))
+            if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare):
+                kind = kinds.get(ast.unparse(stmt.test.left))
+                if kind:
+                    out.append((kind, tuple(_strings(stmt.test.comparators[0], {})), _returned_tuple(stmt.body)))
+                walk(stmt.orelse)  # the elif chain, and the final else
+            elif isinstance(stmt, ast.Return):
+                out.append(("else", (), _returned_tuple([stmt])))
 
     walk(func.body)
-    if not out or any(params is None for _, _, params in out):
+    if not out or any(params is None or len(params) != 3 for _, _, params in out):
         raise RuntimeError("_auto_choose_speculative_params changed shape: update spec_rules._auto_params")
     return tuple(out)
 
@@ -167,7 +179,7 @@ def _auto_params(func: ast.FunctionDef) -> tuple:
 def auto_params(algo: str, arch: str) -> tuple[int, int, int]:
     """(steps, topk, draft tokens) SGLang picks when none of the three is set
     (``speculative_hook.py: _auto_choose_speculative_params``)."""
-    for kind, values, params in source_facts()["auto_params"]:
+    for kind, values, params in source_facts().auto_params:
         if kind == "else" or (kind == "algorithm" and algo in values) or (kind == "arch" and arch in values):
             return params
     raise RuntimeError("no branch of _auto_choose_speculative_params matched")
@@ -212,10 +224,6 @@ def _dflash(ns, given) -> list[Violation]:
     return out
 
 
-def _known(ns, given, *dests):
-    return all(d in given for d in dests)
-
-
 def _dp_attention(ns, given) -> bool:
     """``attn_dp_enabled_of`` (runtime_context.py): ``attn_dp_size > 1``; the deprecated
     ``--enable-dp-attention`` turns ``--dp-size N`` into ``attn_dp_size = N``
@@ -239,7 +247,7 @@ def _eagle_family(ns, given, algo) -> list[Violation]:
                 f"{algo} without --speculative-draft-model-path: cannot tell whether {ns.model_path} ships its own "
                 f"draft (MTP) layer. Pass a draft path, or add the model's architecture to "
                 f"sphinxext/{ARCHITECTURES_FILE.name}", src))
-        elif arch not in facts["bundled_draft_architectures"]:
+        elif arch not in facts.bundled_draft_architectures:
             out.append(Violation(
                 f"{algo} needs --speculative-draft-model-path: {ns.model_path} ({arch}) has no draft layer of its "
                 "own, and without a draft path SGLang loads the target checkpoint as the draft",
@@ -278,15 +286,15 @@ def _eagle_family(ns, given, algo) -> list[Violation]:
         if ns.speculative_accept_threshold_single != 1.0 or ns.speculative_accept_threshold_acc != 1.0:
             out.append(Violation("--speculative-use-rejection-sampling cannot be combined with "
                                  "--speculative-accept-threshold-single / --speculative-accept-threshold-acc", src))
-    if (not partial and topk == 1 and _known(ns, given, "speculative_num_steps", "speculative_num_draft_tokens")
+    if (not partial and topk == 1 and {"speculative_num_steps", "speculative_num_draft_tokens"} <= given
             and ns.speculative_num_draft_tokens != ns.speculative_num_steps + 1):
         out.append(Violation(
             f"with --speculative-eagle-topk 1, SGLang replaces --speculative-num-draft-tokens "
             f"{ns.speculative_num_draft_tokens} by --speculative-num-steps + 1 = {ns.speculative_num_steps + 1} "
             "(and logs a warning): write that value", src))
     if (topk is not None and topk > 1 and "page_size" in given and (ns.page_size or 1) > 1
-            and "attention_backend" in given and ns.attention_backend not in facts["page_tree_backends"]):
-        allowed = ", ".join(sorted(facts["page_tree_backends"]))
+            and "attention_backend" in given and ns.attention_backend not in facts.page_tree_backends):
+        allowed = ", ".join(sorted(facts.page_tree_backends))
         out.append(Violation(
             f"--speculative-eagle-topk {topk} with --page-size {ns.page_size} works only with the attention "
             f"backends {allowed}; got --attention-backend {ns.attention_backend}{topk_note}", src))
