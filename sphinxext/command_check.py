@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
 from pyflakes import checker as pyflakes_checker
 from pyflakes import messages as pyflakes_messages
 
@@ -60,6 +61,7 @@ EXPECT_FAIL = "expect-fail"
 SPECFORGE_CONFIG = "specforge-config"
 PYTHON_LANGS = {"python", "py", "python3"}
 OUTPUT_LANGS = {"text", "txt", "log", "output", "plaintext", "none"}
+Lines = list[tuple[int, str]]  # [(line number, text)]
 
 # -- Finding code blocks -------------------------------------------------------
 
@@ -74,15 +76,17 @@ class Block:
 
     lang: str
     classes: set[str]
-    lines: list[tuple[int, str]]
+    lines: Lines
     cell: int | None = None
 
     @property
     def expect_fail(self) -> bool:
+        """The block carries the ``expect-fail`` class (or notebook cell tag)."""
         return EXPECT_FAIL in self.classes
 
     @property
     def text(self) -> str:
+        """The block's code, without line numbers."""
         return "\n".join(t for _, t in self.lines)
 
 
@@ -117,7 +121,7 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
         if directive:  # options: ":key: value" lines or a --- YAML block
             if j < len(lines) and lines[j].strip() == "---":
                 end = next((k for k in range(j + 1, len(lines)) if lines[k].strip() == "---"), j)
-                options = yaml_safe("\n".join(lines[j + 1:end]))
+                options = _yaml_mapping("\n".join(lines[j + 1:end]))
                 classes.update(str(options.get("class", "")).split())
                 j = end + 1
             while j < len(lines) and re.match(r"^\s*:[\w-]+:", lines[j]):
@@ -139,9 +143,8 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
     return blocks
 
 
-def yaml_safe(text: str) -> dict:
-    import yaml
-
+def _yaml_mapping(text: str) -> dict:
+    """A directive's ``---`` options header as a dict (``{}`` when it is not a YAML mapping)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -182,8 +185,6 @@ ARRAY_RE = re.compile(r"^\s*(?P<name>\w+)(?P<op>\+?=)\((?P<rest>.*)$")
 ARRAY_USE_RE = re.compile(r"^\$\{(?P<name>\w+)\[[@*]\]\}$")
 # A word that expands to any number of words: "${name[@]}" or "$@".
 MANY_WORDS_RE = re.compile(r"^\$(?:\{\w+\[[@*]\]\}|[@*])$")
-
-Lines = list[tuple[int, str]]
 
 
 @dataclass
@@ -254,7 +255,7 @@ def _words(text: str, stop: str) -> tuple[list[str], bool]:
     words = []
     try:
         for word in lexer:
-            if word[:1] in stop or re.match(r"^\d*>", word) or (word[0] == "<" and not word.endswith(">")):
+            if word and (word[0] in stop or re.match(r"^\d*>", word) or (word[0] == "<" and not word.endswith(">"))):
                 return words, True
             words.append(word)
     except ValueError:
@@ -308,28 +309,43 @@ def argv_commands(block: Block) -> list[Command]:
     return found
 
 
+def shell_arrays(lines: list[tuple[int, str, Lines]]) -> tuple[dict[str, tuple[list[str], Lines]], set[int]]:
+    """Shell arrays assigned at the start of a line: ``spec=(...)``, also over several lines, and ``spec+=(...)``.
+
+    :param lines: the block's logical lines (:func:`logical_lines`).
+    :returns: ``({name: (words, the lines they are written on)}, indices of the logical lines the arrays take)``.
+    """
+    arrays: dict[str, tuple[list[str], Lines]] = {}
+    taken: set[int] = set()
+    k = 0
+    while k < len(lines):
+        m = ARRAY_RE.match(lines[k][1])
+        if m:
+            start, body, written = k, m["rest"], list(lines[k][2])
+            words, closed = _words(body, ")")
+            while not closed and k + 1 < len(lines):
+                k += 1
+                body, written = body + "\n" + lines[k][1], written + lines[k][2]
+                words, closed = _words(body, ")")
+            before = arrays.get(m["name"], ([], [])) if m["op"] == "+=" else ([], [])
+            arrays[m["name"]] = (before[0] + words, before[1] + written)
+            taken.update(range(start, k + 1))
+        k += 1
+    return arrays, taken
+
+
 def find_commands(block: Block) -> list[Command]:
     """Every SGLang / SpecForge command in a block.
 
-    In a shell block, an array assigned at the start of a line (``spec=(...)``,
-    also over several lines, or ``spec+=(...)``) is expanded where a later
-    command uses it as ``"${spec[@]}"``.
+    In a shell block, the arrays of :func:`shell_arrays` are expanded where a
+    command uses them as ``"${spec[@]}"``.
     """
     python = block.lang in PYTHON_LANGS | {"ipython"}
     found = argv_commands(block) if python else []
-    arrays: dict[str, tuple[list[str], Lines]] = {}
-    array: tuple[str, str, Lines] | None = None  # an array still open: (name, text so far, lines)
-    for number, text, physical in logical_lines(block.lines):
-        if array is None and not python and (m := ARRAY_RE.match(text)):
-            start = ([], []) if m["op"] == "=" else arrays.get(m["name"], ([], []))
-            arrays[m["name"]] = start
-            array, text = (m["name"], "", []), m["rest"]
-        if array is not None:
-            name, body, lines = array[0], array[1] + "\n" + text, array[2] + physical
-            words, closed = _words(body, ")")
-            array = None if closed else (name, body, lines)
-            if closed:
-                arrays[name] = (arrays[name][0] + words, arrays[name][1] + lines)
+    logical = logical_lines(block.lines)
+    arrays, taken = ({}, set()) if python else shell_arrays(logical)
+    for k, (number, text, physical) in enumerate(logical):
+        if k in taken:
             continue
         for m in ENTRY_RE.finditer(text):
             prefix = text[: m.start()]
@@ -418,6 +434,7 @@ class Problem:
     cell: int | None = None
 
     def where(self, path: str) -> str:
+        """``path:line``, or ``path: cell N, line M`` for a notebook."""
         return f"{path}:{self.line}" if self.cell is None else f"{path}: cell {self.cell}, line {self.line}"
 
 

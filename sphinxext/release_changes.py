@@ -24,6 +24,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 import sglang_args
+from server_args_ref import literal_list
 
 PARTS = ("summary", "added", "removed", "renamed", "changed")
 
@@ -62,24 +63,15 @@ def _table(header: list[str], rows: list[list[list[nodes.Node]]], widths: list[i
     return table
 
 
-def _values(values: list[str]) -> list[nodes.Node]:
-    out: list[nodes.Node] = []
-    for k, value in enumerate(values):
-        if k:
-            out.append(nodes.Text(", "))
-        out.append(nodes.literal(text=str(value)))
-    return out
-
-
 def _change_text(key: str, change: dict) -> list[nodes.Node]:
     label = {"choices": "Choices", "aliases": "Other spellings", "default": "Default", "type": "Value type",
              "deprecated": "Deprecated", "name": "Main spelling"}.get(key, key)
     if "added" in change:
         out: list[nodes.Node] = [nodes.Text(f"{label}: ")]
         if change["added"]:
-            out += [nodes.Text("added "), *_values(change["added"])]
+            out += [nodes.Text("added "), *literal_list(change["added"])]
         if change["removed"]:
-            out += [nodes.Text("; " if change["added"] else ""), nodes.Text("removed "), *_values(change["removed"])]
+            out += [nodes.Text("; " if change["added"] else ""), nodes.Text("removed "), *literal_list(change["removed"])]
         return out
     return [nodes.Text(f"{label}: "), nodes.literal(text=str(change["old"])), nodes.Text(" → "),
             nodes.literal(text=str(change["new"]))]

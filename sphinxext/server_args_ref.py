@@ -36,12 +36,13 @@ def _signature(option: sglang_args.OptionInfo) -> str:
     return ", ".join(f"{name}{value}" for name in (option.name, *option.aliases))
 
 
-def _literal_list(values) -> list[nodes.Node]:
+def literal_list(values) -> list[nodes.Node]:
+    """``a, b, c`` as inline literals separated by commas (``values``: any iterable, shown with ``str``)."""
     out: list[nodes.Node] = []
     for k, value in enumerate(values):
         if k:
             out.append(nodes.Text(", "))
-        out.append(nodes.literal(text=value))
+        out.append(nodes.literal(text=str(value)))
     return out
 
 
@@ -52,9 +53,9 @@ def _facts(option: sglang_args.OptionInfo) -> nodes.field_list:
         ("Default", [nodes.literal(text=option.default)] if option.default is not None else [nodes.Text("not set")]),
     ]
     if option.choices:
-        rows.append(("Choices", _literal_list(option.choices)))
+        rows.append(("Choices", literal_list(option.choices)))
     if option.aliases:
-        rows.append(("Also spelled", _literal_list(option.aliases)))
+        rows.append(("Also spelled", literal_list(option.aliases)))
     if option.namespace:
         rows.append(("Namespace", [nodes.literal(text=option.namespace)]))
     if option.deprecated:

@@ -324,3 +324,8 @@ def test_a_parser_that_cannot_be_built_stops_the_sphinx_build_with_the_reason(tm
     assert proc.returncode != 0
     assert "cannot build the pinned parsers" in proc.stderr
     assert "attribute 'float16' of sglang.srt.server_args.torch" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_an_empty_quoted_value_does_not_end_the_command():
+    found = problems('```bash\nsglang serve Qwen/Qwen3-8B --api-key "" --no-such-flag\n```\n')
+    assert any("unrecognized arguments: --no-such-flag" in p for p in found)
