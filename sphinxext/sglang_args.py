@@ -46,7 +46,7 @@ from unittest import mock
 
 # Package ``__init__`` files that are not executed: they only re-export the
 # frontend language and the GPU kernels (slow, useless here). Stand-ins cover
-# anything taken from them; the leak check below guards the result.
+# anything taken from them; _check_no_stand_ins guards the result.
 SKIPPED_INITS = ("sglang", "sglang.kernels", "sglang.srt.platforms", "sglang.srt.distributed", "sglang.srt.utils")
 
 # The spelling both entry points use for the parser (``prepare_server_args``).
@@ -202,7 +202,8 @@ def _import(name: str):
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        raise SGLangParserError(f"SGLang is not installed ({exc}). Run `make venv`.") from exc
+        raise SGLangParserError(f"SGLang is not installed, or is a release without {name} ({exc}). "
+                                "Run `make venv`.") from exc
 
 
 def _failure_summary(failures: dict[str, list[str]]) -> str:
