@@ -230,8 +230,8 @@ def test_the_written_flags_around_an_unresolved_expansion_are_still_checked():
         assert any("unrecognized arguments: --speculative-num-stepz" in p for p in problems(page)), extra
 
 
-@pytest.mark.parametrize("command", ["~/venvs/train/bin/specforge trian", ".venv/bin/specforge trian",
-                                     "python3 -m specforge.cli trian", "cd /tmp && /opt/sf/bin/specforge trian"])
+@pytest.mark.parametrize("command", ["~/venvs/train/bin/specforge trian", ".venv/bin/specforge trian",  # codespell:ignore trian
+                                     "python3 -m specforge.cli trian", "cd /tmp && /opt/sf/bin/specforge trian"])  # codespell:ignore trian
 def test_specforge_called_by_path_or_module_is_checked(command):
     assert any("invalid choice: 'trian'" in p for p in problems(f"```bash\n{command}\n```\n")), command
 
