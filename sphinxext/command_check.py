@@ -435,7 +435,12 @@ class Problem:
 
     def where(self, path: str) -> str:
         """``path:line``, or ``path: cell N, line M`` for a notebook."""
-        return f"{path}:{self.line}" if self.cell is None else f"{path}: cell {self.cell}, line {self.line}"
+        return where(path, self.line, self.cell)
+
+
+def where(path: str, line: int, cell: int | None = None) -> str:
+    """``path:line``, or ``path: cell N, line M`` for a line of a notebook cell."""
+    return f"{path}:{line}" if cell is None else f"{path}: cell {cell}, line {line}"
 
 
 class ParseError(Exception):
@@ -701,10 +706,14 @@ def check_block(block: Block) -> list[Problem]:
     return problems
 
 
+def source_blocks(text: str, suffix: str) -> list[Block]:
+    """The code blocks of a page's source text (``suffix`` ``.md`` or ``.ipynb``)."""
+    return notebook_blocks(text) if suffix == ".ipynb" else markdown_blocks(text)
+
+
 def check_source(text: str, suffix: str) -> list[Problem]:
     """All problems of a page's source text (``suffix`` ``.md`` or ``.ipynb``)."""
-    blocks = notebook_blocks(text) if suffix == ".ipynb" else markdown_blocks(text)
-    return [p for b in blocks for p in check_block(b)]
+    return [p for b in source_blocks(text, suffix) for p in check_block(b)]
 
 
 def check_file(path: str | Path) -> list[Problem]:

@@ -43,13 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for path in pages(args.paths):
         if args.list:
-            text = path.read_text(encoding="utf-8")
-            blocks = (command_check.notebook_blocks(text) if path.suffix == ".ipynb"
-                      else command_check.markdown_blocks(text))
-            for block in blocks:
+            for block in command_check.source_blocks(path.read_text(encoding="utf-8"), path.suffix):
                 for cmd in command_check.find_commands(block):
-                    where = f"{path}:{cmd.line}" if block.cell is None else f"{path}: cell {block.cell}, line {cmd.line}"
-                    print(f"{where}: found {cmd.entry} {' '.join(cmd.args)}")
+                    print(f"{command_check.where(str(path), cmd.line, block.cell)}: found {cmd.entry} "
+                          f"{' '.join(cmd.args)}")
         for problem in command_check.check_file(path):
             print(f"{problem.where(str(path))}: {problem.message}")
             failed += 1
