@@ -628,6 +628,10 @@ def check_command(cmd: Command) -> list[str]:
     and SpecForge commands are then parsed by their program's own parser. Other
     entry points (``python -m sglang.benchmark.one_batch_server``, ...) are only
     checked to exist.
+
+    :returns: one message per problem, without the entry point (:func:`check_block` adds it).
+    :raises sglang_args.SGLangParserError: a pinned parser cannot be built (a Sphinx
+        build finds that out first, in ``builder-inited``).
     """
     entry, notes = cmd.entry, []
     if entry.startswith("python -m "):
