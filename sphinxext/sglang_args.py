@@ -49,6 +49,12 @@ from unittest import mock
 # anything taken from them; _check_no_stand_ins guards the result.
 SKIPPED_INITS = ("sglang", "sglang.kernels", "sglang.srt.platforms", "sglang.srt.distributed", "sglang.srt.utils")
 
+# Where SGLang declares its options (``sglang/srt/arg_groups/``, since the namespace
+# layout). Every statement of these modules must run: a failed one could leave a
+# choice list short without any stand-in reaching the parser.
+DECLARATIONS = ("sglang.srt.arg_groups.fields", "sglang.srt.arg_groups.choices", "sglang.srt.arg_groups.arg_utils",
+                "sglang.srt.arg_groups.argparse_actions")
+
 # The spelling both entry points use for the parser (``prepare_server_args``).
 PROG = "sglang serve"
 
@@ -278,8 +284,9 @@ def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
         ``sys.path``. Runs in this process and leaves :data:`sys.modules` as it was.
     :returns: a :class:`LoadedParser`.
     :raises SGLangParserError: SGLang is not installed there, its ``server_args``
-        module did not load, ``add_cli_args`` failed, or a stand-in reached an
-        option. The message names the module and statement that failed.
+        module did not load, ``add_cli_args`` failed, a stand-in reached an
+        option, or a statement of the option declarations (:data:`DECLARATIONS`)
+        failed. The message names the module and statement that failed.
     """
     with _sglang_sources(site_dir) as failures:
         server_args = _import("sglang.srt.server_args")
@@ -298,6 +305,10 @@ def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
                 f"Statements that could not run without torch: {_failure_summary(failures)}"
             ) from exc
         _check_no_stand_ins(parser, "sglang/srt/server_args.py: ServerArgs.add_cli_args")
+        partial = {m: f for m, f in failures.items() if any(m == d or m.startswith(d + ".") for d in DECLARATIONS)}
+        if partial:
+            raise SGLangParserError(f"SGLang's option declarations did not load completely, so the parser could "
+                                    f"differ from SGLang's: {_failure_summary(partial)}")
         namespaces = dict(getattr(server_args_cls, "_NS_BY_FIELD", None) or {})
     return LoadedParser(parser, version, namespaces)
 

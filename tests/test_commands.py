@@ -286,13 +286,19 @@ def test_a_path_through_a_folder_named_specforge_is_not_a_specforge_command():
     assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
 
 
-def fake_sglang(root, server_args: str):
-    """A stand-in ``sglang`` package under ``root`` whose ``srt/server_args.py`` is ``server_args``."""
-    (root / "sglang" / "srt").mkdir(parents=True)
-    (root / "sglang" / "__init__.py").write_text("")
-    (root / "sglang" / "version.py").write_text('__version__ = "0.0.0"\n')
-    (root / "sglang" / "srt" / "__init__.py").write_text("")
-    (root / "sglang" / "srt" / "server_args.py").write_text(server_args)
+def fake_sglang(root, server_args: str, **modules: str):
+    """A stand-in ``sglang`` package under ``root``: ``srt/server_args.py`` is ``server_args``, and each
+    keyword ``a__b="source"`` adds ``sglang/srt/a/b.py`` (with the packages it needs)."""
+    files = {"__init__.py": "", "version.py": '__version__ = "0.0.0"\n', "srt/__init__.py": "",
+             "srt/server_args.py": server_args}
+    for name, source in modules.items():
+        parts = name.split("__")
+        for k in range(1, len(parts)):
+            files.setdefault("srt/" + "/".join(parts[:k]) + "/__init__.py", "")
+        files["srt/" + "/".join(parts) + ".py"] = source
+    for rel, text in files.items():
+        (root / "sglang" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "sglang" / rel).write_text(text)
     return root
 
 
@@ -329,3 +335,14 @@ def test_a_parser_that_cannot_be_built_stops_the_sphinx_build_with_the_reason(tm
 def test_an_empty_quoted_value_does_not_end_the_command():
     found = problems('```bash\nsglang serve Qwen/Qwen3-8B --api-key "" --no-such-flag\n```\n')
     assert any("unrecognized arguments: --no-such-flag" in p for p in found)
+
+
+def test_an_option_declaration_module_that_did_not_load_completely_stops_the_parser_build(tmp_path):
+    server_args = ("from sglang.srt.arg_groups.choices import BACKENDS\n\n\nclass ServerArgs:\n"
+                   "    @staticmethod\n    def add_cli_args(parser):\n"
+                   "        parser.add_argument('--backend', choices=BACKENDS)\n")
+    choices = "BACKENDS = ['a']\nfrom torch_backends import NAMES\nBACKENDS += NAMES\n"
+    site = fake_sglang(tmp_path, server_args, arg_groups__choices=choices)
+    with pytest.raises(sglang_args.SGLangParserError,
+                       match=r"did not load completely.*sglang.srt.arg_groups.choices: line 2: ModuleNotFoundError"):
+        sglang_args.load_parser(site)
