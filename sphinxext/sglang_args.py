@@ -21,8 +21,9 @@ the module still runs. The argument declarations themselves
 Why the result can be trusted: a stand-in raises :class:`SGLangParserError` on
 any use but identity (call, attribute, truth value, iteration, text), and after
 a parser is built no option may hold one as its type, default, choice, help or
-metavar. So the parser is either SGLang's real one or the build stops with a
-message naming the statement that could not run. The loaded ``sglang`` modules
+metavar; nor may any statement of the modules that declare the options
+(:data:`DECLARATIONS`) have failed. So the parser is either SGLang's real one or
+the build stops with a message naming the statement that could not run. The loaded ``sglang`` modules
 are removed from :data:`sys.modules` afterwards, so nothing else in the process
 sees the partially loaded package.
 """
