@@ -8,7 +8,9 @@
 //   - in the page's title: the page is about the query (largest boost);
 //   - in one of the page's headings, or an object's (server argument's) name: a
 //     section is about it (smaller boost);
-// each scaled by how much of that title or heading the query covers. No page or query
+// each scaled by how much of that title or heading the query covers. An exact index
+// entry (every glossary term is one) counts like a heading match instead of outranking
+// every page as in Sphinx. No page or query
 // is named here: the ranking follows the pages' own titles and headings
 // (tests/test_search.py checks it on real queries).
 var Scorer = {
@@ -25,6 +27,8 @@ var Scorer = {
   // Boosts: page title holds every query word; else one heading does (scaled by coverage).
   pageTitleBoost: 20,
   headingBoost: 10,
+  // An index entry (a glossary term) that is exactly the query, before the boosts.
+  indexEntry: 10,
 
   _words: (text) =>
     splitQuery(text.toLowerCase()).filter((w) => w && !stopwords.has(w)),
@@ -52,7 +56,10 @@ var Scorer = {
   },
 
   score: (result) => {
-    const [docname, title, , , score, , kind] = result;
+    const [docname, title, , , base, , kind] = result;
+    // Sphinx gives an exact index entry (every glossary term is one) 100 points, above any
+    // page: here it counts like a match in a heading, so a page about the term ranks first.
+    const score = kind === SearchResultKind.index ? Scorer.indexEntry * base / 100 : base;
     const query = new URLSearchParams(window.location.search).get("q") || "";
     const queryWords = Scorer._words(query);
     if (queryWords.length === 0) return score;
