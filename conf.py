@@ -49,6 +49,7 @@ extensions = [
     "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
+    "site_css",  # one stylesheet per page: the theme's and extensions' CSS, unused rules left out
     "notebook_errors",
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
