@@ -27,11 +27,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import pickle
 import posixpath
 import re
 from pathlib import Path
-
-import tinycss2
 
 BUNDLE = "site.css"  # under _static/
 # What the theme links before the extensions' stylesheets (styles/theme.css is only
@@ -56,30 +55,52 @@ def _bundleable(css) -> bool:
     return name.startswith("_static/") and name.endswith(".css") and set(css.attributes) <= {"rel", "type"}
 
 
-def _page_tokens(html_dir: Path) -> set[str]:
-    """Every class and id name a page or a script of the built site can use.
+def _file_tokens(path: Path) -> tuple[set[str], set[Path]]:
+    """Class/id names one built file can use, and the local scripts it loads.
+
+    A page gives its ``class``/``id`` attribute values and every word of its inline
+    scripts; a script gives every word (scripts add classes at run time).
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".html":
+        return set(_WORD.findall(text)), set()
+    tokens, scripts = set(), set()
+    for value in re.findall(r'\b(?:class|id)="([^"]*)"', text):
+        tokens.update(value.split())
+    for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, re.S):
+        tokens.update(_WORD.findall(body))
+        src = re.search(r'\bsrc="([^"?#]+)', attrs)
+        if src and "://" not in src.group(1) and not src.group(1).startswith("/"):
+            scripts.add((path.parent / src.group(1)).resolve())
+    return tokens, scripts
+
+
+def _page_tokens(html_dir: Path, cache: dict) -> set[str]:
+    """Every class and id name that a page or a script of the built site can use.
 
     :param html_dir: the HTML output directory.
-    :returns: class/id attribute values of every page, plus every word of inline
-        scripts and of the local scripts pages load (scripts add classes at run time).
+    :param cache: ``{path: (mtime_ns, size, tokens, scripts)}`` from the last build; files
+        that did not change are not read again, and the dict is updated in place.
     """
+
+    def tokens_of(path: Path) -> tuple[set[str], set[Path]]:
+        stat = path.stat()
+        key = str(path)
+        if key not in cache or cache[key][:2] != (stat.st_mtime_ns, stat.st_size):
+            cache[key] = (stat.st_mtime_ns, stat.st_size, *_file_tokens(path))
+        return cache[key][2], cache[key][3]
+
     tokens: set[str] = set()
     scripts: set[Path] = set()
     for page in html_dir.rglob("*.html"):
-        if "_static" in page.parts:
-            continue
-        text = page.read_text(encoding="utf-8")
-        for value in re.findall(r'\b(?:class|id)="([^"]*)"', text):
-            tokens.update(value.split())
-        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, re.S):
-            tokens.update(_WORD.findall(body))
-            src = re.search(r'\bsrc="([^"?#]+)', attrs)
-            if src and "://" not in src.group(1) and not src.group(1).startswith("/"):
-                scripts.add((page.parent / src.group(1)).resolve())
+        if "_static" not in page.parts:
+            page_tokens, page_scripts = tokens_of(page)
+            tokens |= page_tokens
+            scripts |= page_scripts
     for script in scripts:
         # MathJax styles what it draws itself; its 1 MB of code holds no class of ours.
         if script.is_file() and "mathjax" not in script.parts:
-            tokens.update(_WORD.findall(script.read_text(encoding="utf-8", errors="replace")))
+            tokens |= tokens_of(script)[0]
     return tokens
 
 
@@ -105,6 +126,7 @@ def _selector_can_match(selector: str, tokens: set[str]) -> bool:
 
 def _split_selectors(prelude) -> list[str]:
     """The comma-separated selectors of a rule (commas inside ``:is(a, b)`` do not split)."""
+    import tinycss2
     parts, current = [], []
     for token in prelude:
         if token.type == "literal" and token.value == ",":
@@ -118,6 +140,7 @@ def _split_selectors(prelude) -> list[str]:
 
 def _prune(nodes, tokens: set[str], glyphs: set[int]) -> list[str]:
     """Serialize the rules of ``nodes`` that can match, recording icon code points in ``glyphs``."""
+    import tinycss2
     out = []
     for node in nodes:
         if node.type == "qualified-rule":
@@ -166,8 +189,12 @@ def _rebase_urls(css: str, source_dir: str) -> str:
 
 def _inline_fonts(css: str, static: Path, glyphs: set[int]) -> str:
     """Replace each ``url(<font>.woff2)`` by a ``data:`` URL of the font cut down to ``glyphs``."""
+    import logging
+
     from fontTools import subset
     from fontTools.ttLib import TTFont
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # not its INFO lines in the build log
 
     def inline(match: re.Match) -> str:
         url = match.group(2)
@@ -192,6 +219,7 @@ def bundle_css(static: Path, sources: list[str], tokens: set[str]) -> str:
     :param tokens: class and id names that pages and scripts use (:func:`_page_tokens`).
     :raises FileNotFoundError: a source stylesheet or a font it names is missing.
     """
+    import tinycss2  # imported here: a rebuild that changes no page never needs it
     parts, glyphs = [], set()
     for name in sources:
         text = _rebase_urls((static / name).read_text(encoding="utf-8"), posixpath.dirname(name))
@@ -225,7 +253,13 @@ def setup(app):
             return
         static = Path(app.outdir, "_static")
         sources = THEME_CSS + state.sources
-        tokens = _page_tokens(Path(app.outdir))
+        cache_file = Path(app.doctreedir, "site-css-tokens.pickle")
+        try:
+            cache = pickle.loads(cache_file.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError):
+            cache = {}
+        tokens = _page_tokens(Path(app.outdir), cache)
+        cache_file.write_bytes(pickle.dumps(cache))
         digest = hashlib.sha256(Path(__file__).read_bytes())  # a change here rewrites the file too
         for name in sources:
             digest.update((static / name).read_bytes())
