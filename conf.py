@@ -102,6 +102,8 @@ html_theme = "sphinx_book_theme"
 html_title = "SGLang Speculative Decoding Guide"
 html_static_path = ["docs/_static"]
 html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
+# The book theme's sidebar, with the site title inside a landmark (docs/_templates/sidebar-home.html).
+html_sidebars = {"**": ["sidebar-home.html", "icon-links.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
 html_search_scorer = "sphinxext/search_scorer.js"  # title/heading matches of the whole query rank first
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
