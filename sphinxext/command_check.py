@@ -631,7 +631,7 @@ def check_command(cmd: Command) -> list[str]:
 
     :returns: one message per problem, without the entry point (:func:`check_block` adds it).
     :raises sglang_args.SGLangParserError: a pinned parser cannot be built (a Sphinx
-        build finds that out first, in ``builder-inited``).
+        build finds that out first, before it reads any page).
     """
     entry, notes = cmd.entry, []
     if entry.startswith("python -m "):
@@ -731,8 +731,13 @@ def check_file(path: str | Path) -> list[Problem]:
 # -- Sphinx ---------------------------------------------------------------------
 
 
-def _build_parsers(app) -> None:
-    """Build the pinned parsers before reading pages: a failure stops the build with the reason."""
+def _build_parsers(app, env, docnames) -> None:
+    """Build the pinned parsers before reading pages: a failure stops the build with the reason.
+
+    A rebuild that reads no page (nothing changed) needs no parser and skips this (about 1 s).
+    """
+    if not docnames:
+        return
     from sphinx.errors import ExtensionError
     from sphinx.util import logging as sphinx_logging
 
@@ -764,6 +769,6 @@ def _check_page(app, docname: str, source: list[str]) -> None:
 
 
 def setup(app):
-    app.connect("builder-inited", _build_parsers)
+    app.connect("env-before-read-docs", _build_parsers)
     app.connect("source-read", _check_page)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
