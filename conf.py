@@ -53,6 +53,7 @@ extensions = [
     "no_source_maps",
     "site_css",  # one stylesheet per page: the theme's and extensions' CSS, unused rules left out
     "page_scripts",  # scripts deferred, and copy-button/tab scripts only on pages that use them
+    "sized_images",  # images carry width/height, so pages do not jump while they load
     "notebook_errors",
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too

@@ -1,0 +1,70 @@
+"""Pages load only what they use and never wait for a script (sphinxext/page_scripts.py,
+sphinxext/sized_images.py); read from the built HTML, no browser needed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import browser
+import page_scripts
+from conftest import BUILDDIR
+
+_BUILT = BUILDDIR / "html"
+PAGES = browser.site_pages(_BUILT) if (_BUILT / "index.html").exists() else ["index.html"]
+HEAD = re.compile(r"<head>(.*?)</head>", re.S)
+SCRIPT_TAG = re.compile(r"<script\b([^>]*)>")
+
+
+def local_scripts(html: str) -> list[tuple[str, str]]:
+    """``(src, attributes)`` of each ``<script src>`` of the page's own site, in order."""
+    found = []
+    for attrs in SCRIPT_TAG.findall(html):
+        src = re.search(r'\bsrc="([^"]+)"', attrs)
+        if src and "://" not in src.group(1):
+            found.append((src.group(1).split("?")[0], attrs))
+    return found
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_no_script_in_the_head_holds_up_the_first_paint(rel, html_dir):
+    if rel == "search.html":
+        pytest.skip("search.html keeps Sphinx's plain search scripts (see sphinxext/page_scripts.py)")
+    head = HEAD.search((html_dir / rel).read_text()).group(1)
+    blocking = [src for src, attrs in local_scripts(head)
+                if not re.search(r"\b(defer|async)\b", attrs)
+                and not any(src.endswith(keep.removeprefix("_static/")) for keep in page_scripts.KEEP_BLOCKING)]
+    assert not blocking, f"{rel} loads these scripts without defer: {blocking}"
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_copy_button_and_tab_scripts_only_where_used(rel, html_dir):
+    if rel == "search.html":
+        pytest.skip("search.html is left as Sphinx writes it")
+    html = (html_dir / rel).read_text()
+    body = html.split("<body", 1)[1]
+    loaded = {src.rsplit("/", 1)[-1] for src, _ in local_scripts(html)}
+    for name, used in page_scripts.ONLY_WHERE_USED.items():
+        script = name.rsplit("/", 1)[-1]
+        needed = bool(used.search(body))
+        assert (script in loaded) == needed, (
+            f"{rel} {'lacks' if needed else 'loads'} {script} though it "
+            f"{'has' if needed else 'has no'} element for it")
+
+
+def test_some_page_has_code_and_some_has_none(html_dir):
+    """The test above checks both directions only if both kinds of page exist."""
+    with_code = [rel for rel in PAGES if 'class="highlight"' in (html_dir / rel).read_text()]
+    assert 0 < len(with_code) < len(PAGES)
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_local_image_has_width_and_height(rel, html_dir):
+    unsized = []
+    for tag in re.findall(r"<img\b[^>]*>", (html_dir / rel).read_text()):
+        src = re.search(r'\bsrc="([^"]+)"', tag).group(1)
+        sized = re.search(r'\bwidth="\d+"', tag) and re.search(r'\bheight="\d+"', tag)
+        if "://" not in src and not src.startswith("data:") and not sized and "width:" not in tag:
+            unsized.append(src)
+    assert not unsized, f"{rel} has images without width and height: {unsized}"
