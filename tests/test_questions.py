@@ -2,10 +2,11 @@
 
 ``docs/_data/questions.yaml`` maps each question id of ``QUESTIONS.md`` to
 ``page.md#anchor``: the page under ``docs/`` and the HTML id of the section
-that answers it. ``QUESTIONS.md`` is not part of the repository: CI lays the
-project's ``shared/`` folder beside the clone, so it is read from
-``../shared/QUESTIONS.md`` relative to the repository root. Set the environment
-variable ``QUESTIONS_FILE`` to read it from somewhere else.
+that answers it. The questions are read from the project's ``shared/`` folder
+beside the clone (``../shared/QUESTIONS.md``, where CI lays it) when it is
+there, and otherwise from the repository's copy, ``docs/_data/user-questions.md``,
+so ``make test`` works on any machine. Set the environment variable
+``QUESTIONS_FILE`` to read them from somewhere else.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 
 ANSWER_MAP = ROOT / "docs" / "_data" / "questions.yaml"
-QUESTIONS_FILE = Path(os.environ.get("QUESTIONS_FILE", ROOT.parent / "shared" / "QUESTIONS.md"))
+SHARED_QUESTIONS = ROOT.parent / "shared" / "QUESTIONS.md"
+REPO_QUESTIONS = ROOT / "docs" / "_data" / "user-questions.md"
+QUESTIONS_FILE = Path(
+    os.environ.get("QUESTIONS_FILE", SHARED_QUESTIONS if SHARED_QUESTIONS.is_file() else REPO_QUESTIONS)
+)
 
 # A question starts a line with its id and a full stop: "Q07. My EAGLE-3 draft ...".
 QUESTION_ID = re.compile(r"^(Q\d{2})\.\s", flags=re.M)
@@ -48,9 +53,8 @@ def question_ids() -> list[str]:
     """The question ids of QUESTIONS.md, in file order; fails clearly when the file is missing."""
     if not QUESTIONS_FILE.is_file():
         pytest.fail(
-            f"QUESTIONS.md not found at {QUESTIONS_FILE}. CI keeps the project's shared/ folder "
-            "beside the repository clone (../shared/QUESTIONS.md); elsewhere set QUESTIONS_FILE "
-            "to the file's path."
+            f"QUESTIONS.md not found at {QUESTIONS_FILE}: set QUESTIONS_FILE to its path, or restore "
+            f"{REPO_QUESTIONS.relative_to(ROOT)}."
         )
     return QUESTION_ID.findall(QUESTIONS_FILE.read_text())
 
@@ -62,6 +66,14 @@ def html_ids(html_file: Path) -> frozenset[str]:
         return frozenset()
     soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
     return frozenset(tag["id"] for tag in soup.find_all(id=True))
+
+
+def test_repository_copy_of_the_questions_matches_shared():
+    if not SHARED_QUESTIONS.is_file():
+        pytest.skip("no ../shared/QUESTIONS.md beside this clone")
+    assert QUESTION_ID.findall(REPO_QUESTIONS.read_text()) == QUESTION_ID.findall(SHARED_QUESTIONS.read_text()), (
+        f"{REPO_QUESTIONS.relative_to(ROOT)} is out of date: copy ../shared/QUESTIONS.md over it"
+    )
 
 
 def test_questions_file_has_unique_question_ids(question_ids):
