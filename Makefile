@@ -19,6 +19,7 @@ help: ## List the targets.
 
 # The virtual environment is rebuilt when it is missing or older than a requirements file.
 $(BIN)/.installed: requirements.txt requirements-pinned.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The pins resolve on Python 3.11; $(PYTHON) is " + sys.version.split()[0] + ". Run: make PYTHON=python3.11 ...")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
