@@ -180,6 +180,7 @@ def lighthouse(html_dir: Path, workdir: Path, runs: int) -> dict[str, dict]:
 
     :raises subprocess.CalledProcessError: npm could not install Lighthouse, or a run failed.
     """
+    workdir = workdir.resolve()  # Lighthouse runs in workdir, so every path must be absolute
     node_dir = workdir.parent / "node"
     binary = node_dir / "node_modules" / ".bin" / "lighthouse"
     if not binary.exists():
@@ -271,7 +272,10 @@ def main(argv: list[str] | None = None) -> int:
         report["notebooks_s"] = notebook_times(args.runs)
     report["pages"] = page_weights(args.html)
     if args.lighthouse:
-        report["lighthouse"] = lighthouse(args.html, workdir, args.runs)
+        try:
+            report["lighthouse"] = lighthouse(args.html, workdir, args.runs)
+        except (OSError, subprocess.CalledProcessError) as exc:  # keep the figures measured so far
+            report["lighthouse_error"] = str(exc)
     report["machine"]["load_average_1min_at_end"] = f"{os.getloadavg()[0]:.2f}"
 
     m = report["machine"]
@@ -296,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
               + f"; FCP {figures['first-contentful-paint'] / 1000:.1f} s, LCP {figures['largest-contentful-paint'] / 1000:.1f} s, "
               f"SI {figures['speed-index'] / 1000:.1f} s, TBT {figures['total-blocking-time']:.0f} ms, "
               f"CLS {figures['cumulative-layout-shift']:.3f}")
+    if "lighthouse_error" in report:
+        print(f"lighthouse did not run: {report['lighthouse_error']}")
     report["budgets"] = budget_lines(report)
     print("\n".join(report["budgets"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
