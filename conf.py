@@ -81,6 +81,9 @@ nbsphinx_execute = "always"
 nbsphinx_allow_errors = False
 nbsphinx_timeout = 120
 nbsphinx_requirejs_path = ""  # no widgets: do not load require.js from a CDN
+# The kernel runs on this machine only; keep ipykernel's "TCP without encryption"
+# warning out of the build log, where it reads like a build warning.
+nbsphinx_execute_arguments = ["--IPKernelApp.log_level=ERROR"]
 
 # -- Cross-links to SpecForge's documentation (offline inventory in the repo) ---
 # tools/make_specforge_inventory.py writes the inventory from SpecForge's page list.
