@@ -715,9 +715,29 @@ def source_blocks(text: str, suffix: str) -> list[Block]:
     return notebook_blocks(text) if suffix == ".ipynb" else markdown_blocks(text)
 
 
+# An SGLang speculative flag written inline in prose, e.g. `--speculative-eagle-topk 1`.
+INLINE_SPEC_FLAG = re.compile(r"`(--speculative-[a-z0-9-]+)")
+
+
+def check_inline_flags(text: str) -> list[Problem]:
+    """Inline literals naming a ``--speculative-*`` flag the pinned SGLang parser does not have.
+
+    Only that prefix is checked: it belongs to SGLang alone, while shorter names
+    such as ``--dtype`` also exist in other tools a page may mention.
+
+    :param text: a page's Markdown source; lines are counted from 1.
+    :returns: one :class:`Problem` per unknown flag, at its line.
+    """
+    known = set(sglang_args.pinned_parser().parser._option_string_actions)
+    return [Problem(lineno, f"inline flag {flag} is not an option of SGLang {sglang_args.pinned_parser().version}")
+            for lineno, line in enumerate(text.splitlines(), start=1)
+            for flag in INLINE_SPEC_FLAG.findall(line) if flag not in known]
+
+
 def check_source(text: str, suffix: str) -> list[Problem]:
     """All problems of a page's source text (``suffix`` ``.md`` or ``.ipynb``)."""
-    return [p for b in source_blocks(text, suffix) for p in check_block(b)]
+    problems = [p for b in source_blocks(text, suffix) for p in check_block(b)]
+    return problems + (check_inline_flags(text) if suffix == ".md" else [])
 
 
 def check_file(path: str | Path) -> list[Problem]:

@@ -52,6 +52,11 @@ def test_an_unknown_flag_fails(bad_build):
     assert_warns(bad_build, "bad-flag-unknown.md", 4, "unrecognized arguments: --speculative-num-stepz")
 
 
+def test_an_unknown_speculative_flag_in_prose_fails(bad_build):
+    assert_warns(bad_build, "bad-inline-flag.md", 3,
+                 "inline flag --speculative-num-draft-token is not an option of SGLang")
+
+
 def test_a_value_of_the_wrong_type_fails(bad_build):
     assert_warns(bad_build, "bad-topk-not-int.md", 7,
                  "argument --speculative-eagle-topk: invalid int value: 'two'")
