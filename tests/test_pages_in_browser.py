@@ -79,7 +79,7 @@ def set_theme(tab, theme: str) -> None:
     tab.evaluate("""async (theme) => {
         document.documentElement.dataset.theme = theme;
         await new Promise(requestAnimationFrame);
-        await Promise.all(document.getAnimations().map(a => a.finished));
+        await Promise.allSettled(document.getAnimations().map(a => a.finished));
     }""", theme)
 
 
