@@ -12,19 +12,16 @@ status 404, as the published site does, so the 404 page is tested where it is us
 from __future__ import annotations
 
 import ast
-import contextlib
-import functools
 import http.server
 import sys
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from site_server import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401  (one Chromium set-up for tests and bench)
+import site_server  # noqa: E402  (one server and Chromium set-up for tests and bench)
+from site_server import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401
 
 # Folders of a build that hold assets, not pages.
 ASSET_DIRS = {"_static", "_sources", "_images", "_downloads", ".doctrees"}
@@ -84,25 +81,17 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@contextlib.contextmanager
-def serve(html_dir: Path, prefix: str | None = None) -> Iterator[str]:
-    """Serve a built site on 127.0.0.1 (a free port) while the block runs.
+def serve(html_dir: Path, prefix: str | None = None):
+    """Serve a built site on 127.0.0.1 (a free port) while the ``with`` block runs.
 
     :param html_dir: the build's HTML output, e.g. ``_build/html``.
     :param prefix: URL path to serve it under; defaults to :func:`site_prefix`.
-    :returns: the site's base URL, ending in ``/`` (``http://127.0.0.1:40123/guide/``).
+    :returns: a context manager giving the site's base URL, ending in ``/``
+        (``http://127.0.0.1:40123/guide/``); the server is ``tools/site_server.py``'s.
     """
     prefix = prefix or site_prefix()
-    handler = functools.partial(type("Handler", (_SiteHandler,), {"prefix": prefix}), directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    handler = type("Handler", (_SiteHandler,), {"prefix": prefix})
+    return site_server.serve(html_dir, handler=handler, prefix=prefix)
 
 
 def launch(playwright):

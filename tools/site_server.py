@@ -61,20 +61,24 @@ class _HostLikeHandler(_QuietHandler):
 
 
 @contextlib.contextmanager
-def serve(directory: Path, host_like: bool = False) -> Iterator[str]:
+def serve(directory: Path, host_like: bool = False, handler: type | None = None, prefix: str = "") -> Iterator[str]:
     """Serve ``directory`` over HTTP on 127.0.0.1 (a free port) while the block runs.
 
     :param directory: the root of a built site, e.g. ``_build/html``.
     :param host_like: answer like a static web host (keep-alive, gzip-compressed text,
         ``Cache-Control``), for measuring load times; off, every file is sent as it is.
-    :returns: the base URL, such as ``http://127.0.0.1:40123`` (no trailing slash).
+    :param handler: a :class:`http.server.SimpleHTTPRequestHandler` subclass to use instead
+        (the browser tests pass one that serves under a path prefix with a 404 page).
+    :param prefix: URL path appended to the base URL, e.g. ``/guide/``.
+    :returns: the base URL, such as ``http://127.0.0.1:40123`` (plus ``prefix``).
     """
-    handler = functools.partial(_HostLikeHandler if host_like else _QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    handler = handler or (_HostLikeHandler if host_like else _QuietHandler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
     finally:
         server.shutdown()
         server.server_close()
+        thread.join(timeout=5)
