@@ -57,6 +57,7 @@ extensions = [
     "notebook_errors",
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
+    "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
