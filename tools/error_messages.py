@@ -129,7 +129,7 @@ class Message:
 
 
 def normalize(text: str) -> str:
-    """Lower-case, fields replaced by ``{}``, runs of non-alphanumerics by one space, at most 80 chars.
+    """Lower-case, fields replaced by ``{}``, runs of non-alphanumerics by one space, at most 160 chars.
 
     :param text: a :attr:`Message.text`.
     :returns: the part of a :attr:`Message.key` that survives rewording of f-string
@@ -138,7 +138,7 @@ def normalize(text: str) -> str:
     """
     text = re.sub(r"\{[^{}]*\}", "{}", text.lower())
     text = re.sub(r"[^a-z0-9{}%]+", " ", text).strip()
-    return text[:80].rstrip()
+    return text[:160].rstrip()
 
 
 def site_packages() -> Path:
