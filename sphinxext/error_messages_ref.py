@@ -64,18 +64,7 @@ def _pinned_messages() -> list[error_messages.Message]:
 
 
 def _entries(path: Path) -> list[dict]:
-    """Explanations as a list, each with ``keys`` (a list) filled in from ``key``/``keys``."""
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    out = []
-    for n, entry in enumerate(data, start=1):
-        keys = entry.get("keys") or ([entry["key"]] if entry.get("key") else [])
-        missing = [f for f in ("group", "cause", "fix") if not entry.get(f)]
-        if not keys or missing:
-            raise ValueError(f"{path}: entry {n} lacks {', '.join(missing or ['key'])}")
-        out.append({**entry, "keys": list(keys)})
-    return out
+    return error_messages.load_explanations(path)
 
 
 def anchor(keys: list[str]) -> str:
@@ -152,7 +141,7 @@ def check(app, env) -> None:
         entries = _entries(srcdir / rel)
         messages = _messages(srcdir, source_root)
         explained = {k for e in entries for k in e["keys"]}
-        unexplained, stale = error_messages.compare(messages, {k: {} for k in explained})
+        unexplained, stale = error_messages.compare(messages, explained)
         for m in unexplained:
             logger.warning(f"error-messages: {m.file}:{m.line} ({m.function}) has a {m.kind} that {rel} does not "
                            f"explain: {m.text!r} (add an entry with key {m.key!r})",

@@ -17,10 +17,24 @@ Scope (:data:`SCOPE`): the files are parsed with :mod:`ast`, nothing is imported
   the draft-worker helpers every speculative worker calls while it starts
   (``speculative/draft_worker_common.py``, ``speculative/draft_utils.py``), and the
   EAGLE / EAGLE-3 draft model files (``models/*eagle*.py``) with their loaders;
+- **named functions** elsewhere that check speculative settings: the draft's context
+  length (``configs/model_config.py``: ``ModelConfig._derive_context_length``), and the
+  speculative-decoding messages (text matching :data:`SPECULATIVE_TEXT`) of the general
+  start-up checks (``arg_groups/validation_hook.py``: ``check_server_args``,
+  ``check_pipeline_parallel_compat``, ``check_watermark_server_args``), of the NVFP4 KV
+  cache check (``arg_groups/kv_cache_hook.py``: ``handle_kv4_compatibility``) and of the LoRA
+  checks (``arg_groups/lora_hook.py``: ``check_lora_speculative_compatibility``,
+  ``check_lora_moe_runner_args``);
 - **start-up paths** of the speculative workers (``speculative/*worker*.py``): each
   class's ``__init__``, every method whose name contains ``init`` or ``alloc``, and,
   transitively, every method of the same class that those call as ``self.<name>(...)``
-  (or that a module-level function of the file, called from them, is).
+  and every module-level function of the file that they call by name.
+
+Left out (:data:`NOT_DOCUMENTED`): the paths used only by algorithms this guide does not
+document - UNO, DSPARK, FROZEN_KV_MTP (Gemma 4 assistant drafts) and the IQuest Q1 MTP
+draft (``_handle_uno``, ``_handle_dspark``, ``_handle_frozen_kv_mtp``,
+``_handle_iquest_q1_mtp_draft``, ``uno_worker_v2.py``, ``frozen_kv_mtp_worker_v2.py``).
+Messages of other algorithms inside shared functions stay in.
 
 In those functions a *message* is a statement whose text a user sees:
 
@@ -89,6 +103,11 @@ SCOPE: tuple[Scope, ...] = (
     Scope("sglang/srt/arg_groups/validation_hook.py", "functions",
           ("check_server_args", "check_pipeline_parallel_compat", "check_watermark_server_args"),
           text=SPECULATIVE_TEXT),
+    # NVFP4 KV cache with speculative decoding.
+    Scope("sglang/srt/arg_groups/kv_cache_hook.py", "functions", ("handle_kv4_compatibility",), text=SPECULATIVE_TEXT),
+    # LoRA with speculative decoding.
+    Scope("sglang/srt/arg_groups/lora_hook.py", "functions",
+          ("check_lora_speculative_compatibility", "check_lora_moe_runner_args"), text=SPECULATIVE_TEXT),
 )
 KINDS = ("raise", "assert", "warning")
 WARNING_METHODS = {"warning", "warning_once", "warn"}
@@ -347,31 +366,40 @@ def by_key(messages: list[Message]) -> dict[str, list[Message]]:
     return out
 
 
-def load_explanations(path: Path) -> dict[str, dict]:
-    """The explanations file, ``{key: entry}``.
+def load_explanations(path: Path) -> list[dict]:
+    """The explanations file as a list of entries, each with ``keys`` as a list.
 
-    :param path: a YAML list of mappings with at least ``key``, ``group``, ``cause``, ``fix``.
-    :raises ValueError: an entry lacks a required field, or a key repeats.
+    :param path: a YAML list of mappings with ``keys`` (a list) or ``key`` (one), and
+        ``group``, ``cause``, ``fix`` (MyST Markdown) and optionally ``see`` (a label).
+    :raises ValueError: an entry lacks a field, or a key appears in two entries.
     """
     import yaml
 
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    out: dict[str, dict] = {}
+    out: list[dict] = []
+    seen: set[str] = set()
     for n, entry in enumerate(data, start=1):
-        missing = [f for f in ("key", "group", "cause", "fix") if not entry.get(f)]
+        keys = entry.get("keys") or ([entry["key"]] if entry.get("key") else [])
+        missing = [f for f in ("group", "cause", "fix") if not entry.get(f)] + ([] if keys else ["keys"])
         if missing:
-            raise ValueError(f"{path}: entry {n} ({entry.get('key')!r}) lacks {', '.join(missing)}")
-        if entry["key"] in out:
-            raise ValueError(f"{path}: key {entry['key']!r} appears twice")
-        out[entry["key"]] = entry
+            raise ValueError(f"{path}: entry {n} lacks {', '.join(missing)}")
+        for key in keys:
+            if key in seen:
+                raise ValueError(f"{path}: key {key!r} appears twice")
+            seen.add(key)
+        out.append({**entry, "keys": list(keys)})
     return out
 
 
-def compare(messages: list[Message], explanations: dict[str, dict]) -> tuple[list[Message], list[str]]:
-    """``(messages without an explanation, explanation keys without a message)``."""
+def compare(messages: list[Message], explained: set[str]) -> tuple[list[Message], list[str]]:
+    """``(first message of each key without an explanation, explained keys without a message)``.
+
+    :param messages: from :func:`extract`.
+    :param explained: every key of the explanations (:func:`load_explanations`).
+    """
     keys = by_key(messages)
-    unexplained = [group[0] for k, group in keys.items() if k not in explanations]
-    stale = [k for k in explanations if k not in keys]
+    unexplained = [group[0] for k, group in keys.items() if k not in explained]
+    stale = sorted(k for k in explained if k not in keys)
     return unexplained, stale
 
 
@@ -383,8 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     messages = extract()
     if args.check or args.yaml:
-        explained = load_explanations(args.explanations) if args.explanations.exists() else {}
-        unexplained, stale = compare(messages, explained)
+        entries = load_explanations(args.explanations) if args.explanations.exists() else []
+        unexplained, stale = compare(messages, {k for e in entries for k in e["keys"]})
         if args.yaml:
             import yaml
 
