@@ -61,6 +61,7 @@ extensions = [
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
