@@ -148,7 +148,8 @@ class Message:
 
 
 def normalize(text: str) -> str:
-    """Lower-case, fields replaced by ``{}``, runs of non-alphanumerics by one space, at most 160 chars.
+    """Lower-case, fields replaced by ``{}``, runs of non-alphanumerics by one space, cut to whole words
+    within 160 characters.
 
     :param text: a :attr:`Message.text`.
     :returns: the part of a :attr:`Message.key` that survives rewording of f-string
@@ -157,7 +158,7 @@ def normalize(text: str) -> str:
     """
     text = re.sub(r"\{[^{}]*\}", "{}", text.lower())
     text = re.sub(r"[^a-z0-9{}%]+", " ", text).strip()
-    return text[:160].rstrip()
+    return text if len(text) <= 160 else text[:161].rsplit(" ", 1)[0]
 
 
 def site_packages() -> Path:
