@@ -189,3 +189,30 @@ def test_every_report_linked_from_these_pages_is_in_the_corpus():
     linked = {u for page in MY_PAGES for u in link.findall(page.read_text(encoding="utf-8"))}
     assert linked, "the pages link no report"
     assert not linked - corpus, sorted(linked - corpus)
+
+
+def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
+    """Every word of each message, as Sphinx's English search splits and stems it, indexes the page."""
+    import json
+
+    from sphinx.search.en import SearchEnglish
+
+    text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    page = index["docnames"].index("reference/error-messages")
+    lang = SearchEnglish({})
+
+    def docs(stem):  # a word in a heading is indexed under titleterms only
+        found = set()
+        for table in (index["terms"], index["titleterms"]):
+            hit = table.get(stem, [])
+            found |= {hit} if isinstance(hit, int) else set(hit)
+        return found
+
+    unfound = {}
+    for m in messages:
+        words = [w.lower() for w in lang.split(m.text) if len(w) > 2 and w.lower() not in lang.stopwords]
+        missing = [w for w in words if page not in docs(lang.stem(w))]
+        if missing:
+            unfound[m.text] = missing
+    assert not unfound, unfound
