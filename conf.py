@@ -55,6 +55,7 @@ extensions = [
     "page_scripts",  # scripts deferred, and copy-button/tab scripts only on pages that use them
     "sized_images",  # images carry width/height, so pages do not jump while they load
     "notebook_errors",
+    "notebook_cache",  # a notebook whose code cells did not change is not executed again
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
@@ -83,6 +84,8 @@ bibtex_default_style = "plain"
 
 # -- Notebooks: executed on every build, outputs never stored ------------------
 nbsphinx_execute = "always"
+# Notebooks are stored as text (jupytext MyST, .myst files; sphinxext/text_notebooks.py).
+nbsphinx_custom_formats = {".myst": "text_notebooks.reads"}
 nbsphinx_allow_errors = False
 nbsphinx_timeout = 120
 nbsphinx_requirejs_path = ""  # no widgets: do not load require.js from a CDN
