@@ -115,7 +115,9 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
         lang, classes = info.split()[0] if info else "", set()
         if directive:
             name, lang = directive.group(1), (directive.group(2).split() or [""])[0]
-            if name not in ("code-block", "code", "sourcecode", "code-cell"):
+            if name == "code-cell":  # a code cell of a text notebook (.myst): IPython, tags as classes
+                lang = "ipython"
+            elif name not in ("code-block", "code", "sourcecode"):
                 lang = f"{{{name}}}"
         j = i + 1
         if directive:  # options: ":key: value" lines or a --- YAML block
@@ -123,11 +125,14 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
                 end = next((k for k in range(j + 1, len(lines)) if lines[k].strip() == "---"), j)
                 options = _yaml_mapping("\n".join(lines[j + 1:end]))
                 classes.update(str(options.get("class", "")).split())
+                classes.update(_tags(options.get("tags")))
                 j = end + 1
             while j < len(lines) and re.match(r"^\s*:[\w-]+:", lines[j]):
                 opt = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[j])
                 if opt.group(1) == "class":
                     classes.update(opt.group(2).split())
+                elif opt.group(1) == "tags":
+                    classes.update(_tags(_yaml_value(opt.group(2))))
                 j += 1
         body = []
         while j < len(lines) and not re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", lines[j]):
@@ -141,6 +146,19 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
             blocks.append(Block(lang.lower(), classes, body, cell))
         i = j + 1
     return blocks
+
+
+def _yaml_value(text: str):
+    """A YAML value (``None`` when it is not valid YAML)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
+def _tags(value) -> set[str]:
+    """A code cell's ``tags`` option (a YAML list of names) as a set; anything else gives none."""
+    return {str(t) for t in value} if isinstance(value, list) else set()
 
 
 def _yaml_mapping(text: str) -> dict:
@@ -711,7 +729,11 @@ def check_block(block: Block) -> list[Problem]:
 
 
 def source_blocks(text: str, suffix: str) -> list[Block]:
-    """The code blocks of a page's source text (``suffix`` ``.md`` or ``.ipynb``)."""
+    """The code blocks of a page's source text (``suffix`` ``.md``, ``.myst`` or ``.ipynb``).
+
+    A text notebook (``.myst``) is read as the Markdown it is: its code cells are
+    ```` ```{code-cell} ```` fences, so problems are reported at lines of the file.
+    """
     return notebook_blocks(text) if suffix == ".ipynb" else markdown_blocks(text)
 
 
@@ -735,15 +757,15 @@ def check_inline_flags(text: str) -> list[Problem]:
 
 
 def check_source(text: str, suffix: str) -> list[Problem]:
-    """All problems of a page's source text (``suffix`` ``.md`` or ``.ipynb``)."""
+    """All problems of a page's source text (``suffix`` ``.md``, ``.myst`` or ``.ipynb``)."""
     problems = [p for b in source_blocks(text, suffix) for p in check_block(b)]
-    return problems + (check_inline_flags(text) if suffix == ".md" else [])
+    return problems + (check_inline_flags(text) if suffix in (".md", ".myst") else [])
 
 
 def check_file(path: str | Path) -> list[Problem]:
-    """All problems of a ``.md`` or ``.ipynb`` file (other suffixes: none)."""
+    """All problems of a ``.md``, ``.myst`` or ``.ipynb`` file (other suffixes: none)."""
     path = Path(path)
-    if path.suffix not in (".md", ".ipynb"):
+    if path.suffix not in (".md", ".myst", ".ipynb"):
         return []
     return check_source(path.read_text(encoding="utf-8"), path.suffix)
 

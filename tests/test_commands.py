@@ -83,9 +83,9 @@ def test_a_command_marked_expect_fail_must_fail(bad_build):
     assert_warns(bad_build, "bad-expect-fail-passes.md", 6, "is marked expect-fail but passes every check")
 
 
-def test_a_command_in_a_notebook_cell_is_checked(bad_build):
-    assert_warns(bad_build, "bad-notebook-command.ipynb", None, "cell 2, line 2",
-                 "ambiguous option: --cuda-graph-max-bs")
+def test_a_command_in_a_notebook_cell_is_checked_at_its_line_of_the_text_notebook(bad_build):
+    # Line 20 of the .myst file is the cell's line that holds the command.
+    assert_warns(bad_build, "bad-notebook-command.myst", 20, "ambiguous option: --cuda-graph-max-bs")
 
 
 def test_a_wrong_specforge_subcommand_fails(bad_build):

@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python tools/check_commands.py docs/how-to/eagle3.md [more pages or folders ...]
 
 Runs the same checks as the Sphinx build (``sphinxext/command_check.py``) on
-``.md`` and ``.ipynb`` files (folders are searched recursively) and prints one
+``.md``, ``.myst`` (text notebooks) and ``.ipynb`` files (folders are searched recursively) and prints one
 line per problem, ``file:line: message``. With ``--list`` it also prints every
 command it found, so you can see what was checked. Exit status 1 when a problem
 was found, 0 otherwise.
@@ -23,12 +23,12 @@ import command_check  # noqa: E402  (sphinxext/command_check.py)
 
 
 def pages(paths: list[str]) -> list[Path]:
-    """The ``.md`` / ``.ipynb`` files named or found under the folders named (hidden and ``_`` folders skipped)."""
+    """The ``.md`` / ``.myst`` / ``.ipynb`` files named or found under the folders named (hidden and ``_`` folders skipped)."""
     out = []
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            out += sorted(p for p in path.rglob("*") if p.suffix in (".md", ".ipynb")
+            out += sorted(p for p in path.rglob("*") if p.suffix in (".md", ".myst", ".ipynb")
                           and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts))
         else:
             out.append(path)
@@ -37,7 +37,7 @@ def pages(paths: list[str]) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", help="pages (.md, .ipynb) or folders")
+    parser.add_argument("paths", nargs="+", help="pages (.md, .myst, .ipynb) or folders")
     parser.add_argument("--list", action="store_true", help="also print every command found")
     args = parser.parse_args(argv)
     failed = 0
