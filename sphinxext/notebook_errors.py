@@ -23,9 +23,10 @@ import re
 
 import nbformat
 import nbsphinx
-import text_notebooks
 from docutils.parsers import rst
 from sphinx.util import logging
+
+import text_notebooks
 
 logger = logging.getLogger(__name__)
 
