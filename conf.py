@@ -51,6 +51,7 @@ extensions = [
     "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
+    "quick_rebuilds",  # a rebuild with no change compiles, renders and formats nothing again
     "site_css",  # one stylesheet per page: the theme's and extensions' CSS, unused rules left out
     "page_scripts",  # scripts deferred, and copy-button/tab scripts only on pages that use them
     "sized_images",  # images carry width/height, so pages do not jump while they load

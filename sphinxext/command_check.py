@@ -750,6 +750,8 @@ def check_inline_flags(text: str) -> list[Problem]:
     :param text: a page's Markdown source; lines are counted from 1.
     :returns: one :class:`Problem` per unknown flag, at its line.
     """
+    if not INLINE_SPEC_FLAG.search(text):  # no flag to look up: the parser need not be built
+        return []
     known = set(sglang_args.pinned_parser().parser._option_string_actions)
     return [Problem(lineno, f"inline flag {flag} is not an option of SGLang {sglang_args.pinned_parser().version}")
             for lineno, line in enumerate(text.splitlines(), start=1)
@@ -773,12 +775,25 @@ def check_file(path: str | Path) -> list[Problem]:
 # -- Sphinx ---------------------------------------------------------------------
 
 
+def needs_parsers(text: str) -> bool:
+    """The source text may hold something checked against the pinned parsers: a command's entry
+    point, an inline ``--speculative-*`` flag, or a block marked ``specforge-config``."""
+    return bool(ENTRY_RE.search(text) or INLINE_SPEC_FLAG.search(text) or SPECFORGE_CONFIG in text)
+
+
 def _build_parsers(app, env, docnames) -> None:
     """Build the pinned parsers before reading pages: a failure stops the build with the reason.
 
-    A rebuild that reads no page (nothing changed) needs no parser and skips this (about 1 s).
+    A rebuild whose pages to read have nothing to check against them (no change at all, or
+    prose edited in a notebook without commands) skips this (about 1 s of CPU); should a
+    page still need a parser, it is built on first use.
     """
-    if not docnames:
+    def text_of(docname: str) -> str:
+        try:
+            return Path(env.doc2path(docname)).read_text(encoding="utf-8")
+        except OSError:
+            return "python -m sglang"  # unreadable here: build the parsers, Sphinx reports the file
+    if not any(needs_parsers(text_of(d)) for d in docnames):
         return
     from sphinx.errors import ExtensionError
     from sphinx.util import logging as sphinx_logging

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 
-import jupytext
 import nbformat
+
+# jupytext is imported when a notebook is read or written, not with this module: importing
+# it costs about 0.05 s (it also asks pandoc for its version), which a rebuild that reads
+# no notebook need not pay.
 
 SUFFIX = ".myst"
 FORMAT = "myst"
@@ -35,6 +38,8 @@ def reads(text: str) -> nbformat.NotebookNode:
     :param text: the content of a ``.myst`` file.
     :raises Exception: whatever jupytext raises for text it cannot read.
     """
+    import jupytext
+
     nb = jupytext.reads(text, fmt={"extension": SUFFIX, "format_name": FORMAT})
     for number, cell in enumerate(nb.cells):
         cell["id"] = str(number)
@@ -43,6 +48,8 @@ def reads(text: str) -> nbformat.NotebookNode:
 
 def writes(nb: nbformat.NotebookNode) -> str:
     """The text form of ``nb`` (outputs and execution counts are not part of the format)."""
+    import jupytext
+
     nb = nbformat.from_dict(nb)
     nb.metadata.setdefault("jupytext", {})["notebook_metadata_filter"] = METADATA_FILTER
     return jupytext.writes(nb, fmt={"extension": SUFFIX, "format_name": FORMAT})
