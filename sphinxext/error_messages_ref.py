@@ -162,9 +162,25 @@ class ErrorMessages(SphinxDirective):
         return [box]
 
 
+_RUN = {"read": set(), "purged": False}  # pages read in this run; a page with the directive purged
+
+
+def _note_read(app, env, docnames) -> None:
+    _RUN["read"] = set(docnames)
+
+
 def check(app, env) -> None:
-    """After reading: every message explained, no stale explanation, every group rendered."""
+    """After reading: every message explained, no stale explanation, every group rendered.
+
+    Skipped when no page with the directive was read or purged in this run: the pinned
+    source does not change between runs, the explanations file is a dependency of the
+    pages that use it (editing it re-reads them), so the result would be the last run's.
+    """
     uses = getattr(env, "error_messages_uses", {})
+    users = {doc for docs in uses.values() for doc in docs}
+    if not (_RUN["purged"] or users & _RUN["read"]):
+        return
+    _RUN["purged"] = False
     srcdir = Path(env.srcdir)
     for (rel, source_root), docs in sorted(uses.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         docname = sorted(docs)[0]
@@ -189,7 +205,8 @@ def check(app, env) -> None:
 
 def purge(app, env, docname) -> None:
     for docs in getattr(env, "error_messages_uses", {}).values():
-        docs.pop(docname, None)
+        if docs.pop(docname, None) is not None:
+            _RUN["purged"] = True
 
 
 def merge(app, env, docnames, other) -> None:
@@ -203,6 +220,7 @@ def merge(app, env, docnames, other) -> None:
 def setup(app):
     app.add_directive("error-messages", ErrorMessages)
     app.connect("builder-inited", _set_cache)
+    app.connect("env-before-read-docs", _note_read)
     app.connect("env-check-consistency", check)
     app.connect("env-purge-doc", purge)
     app.connect("env-merge-info", merge)
