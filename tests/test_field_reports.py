@@ -1,0 +1,244 @@
+"""The field-report corpus is complete, consistent, and backs the troubleshooting pages.
+
+The corpus is every ``*.yaml`` file in ``docs/_data/field-reports/``. Each file
+is a YAML list of entries, one per public GitHub thread (issue, pull request or
+discussion), with exactly these keys:
+
+``url``
+    ``https://github.com/<owner>/<repo>/(issues|pull|discussions)/<number>``,
+    unique across all files.
+``title``
+    The problem in our own words (a non-empty string).
+``date``
+    The date of the earliest post of the thread seen in the search index (the
+    opening post where the index showed it), ``YYYY-MM-DD``, or null.
+``sglang_version``
+    The SGLang version the report names, as a string, or null.
+``algorithm``
+    One of :data:`ALGORITHMS`, or null when the report is not about one.
+``symptom``
+    One of :data:`SYMPTOMS`.
+``error``
+    The literal error line the report quotes (one line), or null.
+``fix``
+    What fixed it, or the workaround, in our own words.
+``status``
+    ``fixed-in-<version>``, ``still-applies`` or ``not-verified``, for the
+    pinned SGLang release.
+``status_source``
+    What settles the status: a ``sglang/...py[::name]`` path in the pinned
+    wheel (checked here to resolve), a pull-request URL, "issue open", or
+    "not verified". A ``fixed-in-*`` status needs more than "not verified".
+``section``
+    The Sphinx label (``std:label`` in the built ``objects.inv``) of the
+    section of this site that answers the report.
+
+Leaves of the troubleshooting symptom tree: in
+``how-to/troubleshooting.html``, every ``<section>`` nested inside the section
+``trouble-by-symptom`` that has no ``<section>`` of its own is a leaf. Each leaf
+holds a paragraph that starts with a bold "Confirm:", one that starts with a
+bold "Fix" and at least one link to a GitHub thread.
+
+The tests that read the built site need ``make html`` (or the quick build in
+``docs/contributing/checks.md``) first.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import ROOT
+
+import source_notes  # noqa: E402  (sphinxext/, on sys.path through conftest)
+
+CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
+FIELDS = ("url", "title", "date", "sglang_version", "algorithm", "symptom", "error",
+          "fix", "status", "status_source", "section")
+SYMPTOMS = frozenset({"wont-start", "slower", "accept-length-one", "accept-length-low", "after-upgrade",
+                      "other-engine", "crash", "wrong-output", "oom", "training", "platform", "question"})
+# The algorithm names of SGLang 0.5.23 (FACTS.md: spec_info.py / spec_registry.py), plus MTP, the
+# name reports use for NEXTN.
+ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"})
+STATUS = re.compile(r"^(fixed-in-\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?|still-applies|not-verified)$")
+THREAD = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+$")
+# A GitHub thread address anywhere in a link, with an optional comment anchor or sub-page.
+THREAD_IN_HREF = re.compile(r"^(https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+)(?:[/#?].*)?$")
+WHEEL_PATH = re.compile(r"\b((?:sglang|specforge)/[\w/.-]+?\.py(?:::[\w.]+)?)")
+MIN_REPORTS = 120
+BUG_SYMPTOMS = SYMPTOMS - {"question", "other-engine"}
+
+
+@cache
+def corpus() -> tuple[tuple[Path, dict], ...]:
+    """Every entry of every ``*.yaml`` file in the corpus folder, with the file it came from.
+
+    Raises ``AssertionError`` when a file is not a YAML list.
+    """
+    entries = []
+    for path in sorted(CORPUS_DIR.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert isinstance(data, list), f"{path.name}: the file must be a YAML list of entries"
+        entries.extend((path, entry) for entry in data)
+    return tuple(entries)
+
+
+def corpus_urls() -> set[str]:
+    return {entry["url"] for _, entry in corpus() if isinstance(entry, dict) and "url" in entry}
+
+
+def entry_id(item) -> str:
+    path, entry = item
+    return f"{path.name}:{entry.get('url', '?') if isinstance(entry, dict) else '?'}"
+
+
+def thread_links(soup: BeautifulSoup) -> set[str]:
+    """The GitHub thread addresses linked in ``soup``, without comment anchors."""
+    found = set()
+    for anchor in soup.find_all("a", href=True):
+        match = THREAD_IN_HREF.match(anchor["href"])
+        if match:
+            found.add(match.group(1))
+    return found
+
+
+@cache
+def site_labels(html_dir: Path) -> frozenset[str]:
+    """The ``std:label`` names of the built site, read from its ``objects.inv``."""
+    from sphinx.util.inventory import InventoryFile
+
+    inventory = InventoryFile.loads((html_dir / "objects.inv").read_bytes(), uri="")
+    return frozenset(inventory.data["std:label"])
+
+
+def test_the_corpus_folder_holds_a_yaml_file():
+    assert list(CORPUS_DIR.glob("*.yaml")), f"no *.yaml file in {CORPUS_DIR}"
+
+
+def test_the_corpus_holds_enough_reports():
+    assert len(corpus()) >= MIN_REPORTS, f"{len(corpus())} reports; the issue asks for at least {MIN_REPORTS}"
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_an_entry_has_exactly_the_schema_fields(item):
+    _, entry = item
+    assert isinstance(entry, dict), entry
+    assert tuple(entry) == FIELDS or set(entry) == set(FIELDS), (
+        f"fields {sorted(set(entry) ^ set(FIELDS))} differ from the schema")
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_an_entry_has_allowed_values(item):
+    _, entry = item
+    assert THREAD.match(entry["url"]), f"url {entry['url']!r} is not a GitHub issue, pull or discussion"
+    for key in ("title", "fix", "status_source", "section"):
+        assert isinstance(entry[key], str) and entry[key].strip(), f"{key} must be a non-empty string"
+    assert entry["date"] is None or isinstance(entry["date"], datetime.date), f"date {entry['date']!r}"
+    assert entry["sglang_version"] is None or isinstance(entry["sglang_version"], str), (
+        "sglang_version must be a quoted string or null")
+    assert entry["algorithm"] is None or entry["algorithm"] in ALGORITHMS, f"algorithm {entry['algorithm']!r}"
+    assert entry["symptom"] in SYMPTOMS, f"symptom {entry['symptom']!r}"
+    assert entry["error"] is None or (isinstance(entry["error"], str) and "\n" not in entry["error"]), (
+        "error must be one literal line or null")
+    assert STATUS.match(entry["status"]), f"status {entry['status']!r}"
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_a_settled_status_names_what_settles_it(item):
+    _, entry = item
+    if entry["status"].startswith("fixed-in-"):
+        assert entry["status_source"].strip().lower() != "not verified", (
+            "a fixed-in status needs a source: a path in the pinned wheel or a pull request")
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_wheel_paths_in_a_status_source_resolve_in_the_pinned_release(item):
+    _, entry = item
+    for target in WHEEL_PATH.findall(entry["status_source"]):
+        source_notes.resolve(target)  # raises CitationError naming what is missing
+
+
+def test_urls_are_unique_across_all_files():
+    seen: dict[str, str] = {}
+    duplicates = []
+    for path, entry in corpus():
+        if entry["url"] in seen:
+            duplicates.append(f"{entry['url']} in {seen[entry['url']]} and {path.name}")
+        seen.setdefault(entry["url"], path.name)
+    assert not duplicates, duplicates
+
+
+def test_every_section_is_a_label_of_the_built_site(html_dir):
+    labels = site_labels(html_dir)
+    missing = sorted({entry["section"] for _, entry in corpus()} - labels)
+    assert not missing, f"sections that are not labels of the site: {missing}"
+
+
+def test_every_thread_linked_from_the_site_is_in_the_corpus(html_dir):
+    known = corpus_urls()
+    missing = {}
+    for page in sorted(html_dir.rglob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        main = soup.find("main") or soup
+        for url in thread_links(main) - known:
+            missing.setdefault(url, str(page.relative_to(html_dir)))
+    assert not missing, f"threads linked from pages but missing from the corpus: {missing}"
+
+
+def troubleshooting_leaves(html_dir: Path) -> list:
+    soup = BeautifulSoup((html_dir / "how-to" / "troubleshooting.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    root = soup.find(id="trouble-by-symptom")
+    assert root is not None, "troubleshooting.html has no element with id trouble-by-symptom"
+    if root.name != "section":
+        root = root.find_parent("section") if root.find_parent("section") else root.find_next("section")
+    return [section for section in root.find_all("section") if not section.find("section")]
+
+
+def _starts_with_bold(paragraph, word: str) -> bool:
+    first = next((child for child in paragraph.children if str(child).strip()), None)
+    return getattr(first, "name", None) == "strong" and first.get_text().startswith(word)
+
+
+def test_the_symptom_tree_has_leaves(html_dir):
+    assert len(troubleshooting_leaves(html_dir)) >= 10
+
+
+def test_every_troubleshooting_leaf_has_a_confirm_step_a_fix_and_a_report(html_dir):
+    problems = []
+    for leaf in troubleshooting_leaves(html_dir):
+        heading = leaf.find(re.compile(r"^h[1-6]$"))
+        name = heading.get_text(" ", strip=True) if heading else leaf.get("id")
+        paragraphs = leaf.find_all("p")
+        if not any(_starts_with_bold(p, "Confirm") for p in paragraphs):
+            problems.append(f"{name}: no paragraph starting with **Confirm:**")
+        if not any(_starts_with_bold(p, "Fix") for p in paragraphs):
+            problems.append(f"{name}: no paragraph starting with **Fix**")
+        if not thread_links(leaf):
+            problems.append(f"{name}: links no public report")
+    assert not problems, problems
+
+
+def test_known_issues_lists_no_report_that_is_fixed(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    status = {entry["url"]: entry["status"] for _, entry in corpus()}
+    fixed = sorted(url for url in thread_links(soup.find("main") or soup)
+                   if status.get(url, "").startswith("fixed-in-"))
+    assert not fixed, f"known-issues links reports that are fixed in the pinned release: {fixed}"
+
+
+def test_known_issues_lists_every_report_that_still_applies(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    listed = thread_links(soup.find("main") or soup)
+    missing = sorted(entry["url"] for _, entry in corpus()
+                     if entry["status"] == "still-applies" and entry["symptom"] in BUG_SYMPTOMS
+                     and entry["url"] not in listed)
+    assert not missing, f"reports that still apply but are not on known-issues: {missing}"
