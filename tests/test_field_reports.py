@@ -54,9 +54,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import ROOT
-
 import source_notes  # noqa: E402  (sphinxext/, on sys.path through conftest)
+from conftest import ROOT
 
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 FIELDS = ("url", "title", "date", "sglang_version", "algorithm", "symptom", "error",
