@@ -224,6 +224,17 @@ def test_every_troubleshooting_leaf_has_a_confirm_step_a_fix_and_a_report(html_d
     assert not problems, problems
 
 
+def test_a_leaf_with_an_open_report_links_the_known_issues_page(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    open_reports = thread_links(soup.find("main") or soup)
+    problems = []
+    for leaf in troubleshooting_leaves(html_dir):
+        if thread_links(leaf) & open_reports and not leaf.find("a", href=re.compile(r"known-issues\.html")):
+            problems.append(leaf.get("id"))
+    assert not problems, f"leaves that cite a known issue but do not link the known-issues page: {problems}"
+
+
 def test_known_issues_lists_no_report_that_is_fixed(html_dir):
     soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
                          "html.parser")
