@@ -39,6 +39,11 @@ Leaves of the troubleshooting symptom tree: in
 holds a paragraph that starts with a bold "Confirm:", one that starts with a
 bold "Fix" and at least one link to a GitHub thread.
 
+Known issues: ``reference/known-issues.html`` links no report whose status is
+``fixed-in-*`` and every ``still-applies`` report whose symptom is a bug (not
+``question`` or ``other-engine``); a leaf that cites a report listed there also
+links that page.
+
 The tests that read the built site need ``make html`` (or the quick build in
 ``docs/contributing/checks.md``) first.
 """
