@@ -41,7 +41,6 @@ FAMILIES: dict[str, tuple[str | None, int | None, list[int] | None]] = {
     "gpt-oss": ("gpt-oss-120b-eagle3.yaml", 36, [1, 17, 33]),
     "glm45": ("glm45-air-eagle3.yaml", 46, None),
     "kimi-k2": ("kimi-k2-eagle3.yaml", 61, None),
-    "ling": ("ling-flash-2-eagle3.yaml", 32, None),
     # MiMo-7B: SGLang has no EAGLE-3 capture for MiMoForCausalLM; the page says why.
     "mimo": (None, None, None),
 }
@@ -51,7 +50,7 @@ SYMPTOMS = {"wont-start", "slower", "accept-length-one", "accept-length-low", "a
 REPORT_KEYS = {"url", "title", "date", "sglang_version", "algorithm", "symptom", "error", "fix",
                "status", "status_source", "section"}
 
-FENCE = re.compile(r"^```\{code-block\} (\w+)\n((?::[\w-]+:.*\n)*)(.*?)^```$", re.M | re.S)
+FENCE = re.compile(r"^```\{code-block\} (\w+)\n((?::[\w-]+:[^\n]*\n)*)\n?(.*?)^```$", re.M | re.S)
 LAUNCH = "python -m sglang.launch_server"
 
 
@@ -60,13 +59,24 @@ def page(slug: str) -> str:
 
 
 def section(text: str, label: str) -> str:
-    """The text from ``(label)=`` to the next heading of the same or a higher level."""
+    """The text from ``(label)=`` to the next heading of the same or a higher level.
+
+    Lines inside fenced code blocks are not headings (YAML comments start with ``#``).
+    """
     m = re.search(rf"^\({re.escape(label)}\)=\n(#+) ", text, re.M)
     assert m, f"no section labelled {label}"
     level = len(m.group(1))
-    rest = text[m.end():]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.M)
-    return rest[: end.start()] if end else rest
+    lines = text[m.end():].splitlines(keepends=True)
+    fence = None
+    for i, line in enumerate(lines):
+        opening = re.match(r"^(`{3,}|~{3,})", line)
+        if fence is None and opening:
+            fence = opening.group(1)
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None and re.match(rf"^#{{1,{level}}} ", line):
+            return "".join(lines[:i])
+    return "".join(lines)
 
 
 def config_blocks(text: str) -> list[str]:
