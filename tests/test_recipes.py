@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -176,7 +177,8 @@ def test_recipe_field_reports_follow_the_schema_and_point_at_a_recipe_section():
     assert entries
     for entry in entries:
         assert set(entry) == REPORT_KEYS, entry["url"]
-        assert entry["url"].startswith("https://github.com/"), entry["url"]
+        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+", entry["url"]), entry["url"]
+        assert isinstance(entry["date"], date), entry["url"]
         assert entry["symptom"] in SYMPTOMS, entry["url"]
         assert re.fullmatch(r"fixed-in-[\d.]+(post\d+)?|still-applies|not-verified", entry["status"]), entry["url"]
         assert entry["section"] in labels, f"{entry['url']}: no recipe section {entry['section']}"
