@@ -245,11 +245,12 @@ def test_flags_env_vars_config_keys_cli_modules_and_model_ids_are_not_counted(co
 # -- the audit's corrections (issue #11) ----------------------------------------------------
 
 def page_text(html_dir: Path, docname: str) -> str:
-    """The visible text of a built page's article, whitespace collapsed (source notes included)."""
+    """The visible text of a built page's article, whitespace collapsed, apostrophes straight (source notes included)."""
     soup = BeautifulSoup((html_dir / f"{docname}.html").read_text(encoding="utf-8"), "html.parser")
     for element in soup.select("script, style, .headerlink"):
         element.decompose()
-    return " ".join((soup.select_one("article") or soup).get_text(" ").split())
+    text = " ".join((soup.select_one("article") or soup).get_text(" ").split())
+    return text.replace("\u2019", "'")  # Sphinx's smart quotes
 
 
 def section_text(html_dir: Path, docname: str, section_id: str) -> str:
