@@ -313,10 +313,14 @@ def test_accept_length_ceiling_is_stated_once_with_the_tree_bound(html_dir):
     section = text[text.index("How high can the accept length go?"):]
     assert "min( --speculative-num-steps , --speculative-num-draft-tokens − 1) + 1" in section \
         or "min(--speculative-num-steps, --speculative-num-draft-tokens − 1) + 1" in section
-    for docname in ("explanation/draft-trees", "explanation/how-it-works", "reference/glossary"):
+    # Pages that mention the ceiling link to it ({ref} gives the label's id; a
+    # notebook's Markdown link gives the heading's own id).
+    targets = ("speedup.html#accept-length-ceiling", "speedup.html#how-high-can-the-accept-length-go")
+    for docname in ("explanation/draft-trees", "explanation/how-it-works", "reference/glossary",
+                    "explanation/batch-size-roofline"):
         soup = BeautifulSoup((html_dir / f"{docname}.html").read_text(encoding="utf-8"), "html.parser")
         hrefs = [a.get("href", "") for a in soup.select("article a")]
-        assert any(h.endswith("speedup.html#accept-length-ceiling") for h in hrefs), docname
+        assert any(h.endswith(targets) for h in hrefs), docname
 
 
 def test_the_simulator_notebook_says_sglang_adjusts_what_it_refuses(html_dir):
@@ -334,3 +338,16 @@ def test_the_roofline_notebook_states_no_starting_tree(html_dir):
     assert any("decision-table.html" in h for h in hrefs)
     text = page_text(html_dir, "explanation/batch-size-roofline")
     assert "caps it at 48" not in text
+
+
+OWN_PAGES = ["explanation/draft-trees", "explanation/how-it-works", "explanation/eagle-family", "explanation/mtp",
+             "explanation/draft-trees-sim", "explanation/batch-size-roofline", "explanation/expected-speedup",
+             "reference/compatibility", "reference/glossary", "reference/draft-checkpoint-format",
+             "reference/model-pairs", "reference/server-arguments"]
+
+
+@pytest.mark.parametrize("docname", OWN_PAGES)
+def test_no_other_page_restates_the_accept_length_ceiling(html_dir, docname):
+    restated = [s for s in sentences(page_text(html_dir, docname))
+                if re.search(r"(?:accept length|accept len)\b[^.]*\bat most\b[^.]*num.steps\W*\+\s*1", s, re.I)]
+    assert not restated, (docname, restated)
