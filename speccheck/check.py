@@ -41,7 +41,7 @@ from pyflakes import messages as pyflakes_messages
 
 from speccheck import history, sglang_args, spec_rules, specforge_args, startup
 from speccheck.diagnostics import ERROR, WARNING, Diagnostic, make
-from speccheck.parse import ArgProblem, Parsed, parse, sglang_argv
+from speccheck.parse import ArgProblem, Parsed, other_stand_in, parse, sglang_argv
 from speccheck.shell import (
     EXPECT_FAIL,
     PYTHON_LANGS,
@@ -222,6 +222,14 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
     set_knobs = [f for f, d in knobs.items() if getattr(ns, d) is not None]
     adaptive = bool(getattr(ns, "speculative_adaptive", False))
     outcome = startup.run(ns, arch or "UnknownForCausalLM", None, cmd.env)
+    if outcome.error and parsed.variables:
+        # A value the page gives as a variable got a stand-in: the refusal counts only if SGLang also
+        # refuses the command with other stand-ins.
+        variant = argparse.Namespace(**vars(ns))
+        for dest, action in parsed.variables.items():
+            setattr(variant, dest, other_stand_in(action))
+        if not startup.run(variant, arch or "UnknownForCausalLM", None, cmd.env).error:
+            outcome.error = None
     if outcome.error:
         out.append(_hook_diagnostic(cmd, outcome.error, loaded.version))
     elif upper in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE") and 0 < len(set_knobs) < 3 and not adaptive:
@@ -231,7 +239,8 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
             f"set {', '.join(knobs)} together or not at all: this command sets {', '.join(set_knobs)} but not "
             f"{', '.join(missing)}", set_knobs[0], "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
     for warning in outcome.warnings:
-        if "adjusted to speculative_num_steps + 1" in warning and "speculative_num_draft_tokens" in given:
+        if "adjusted to speculative_num_steps + 1" in warning and {
+                "speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps"} <= given:
             out.append(make(
                 cmd.line_of_flag("--speculative-num-draft-tokens"), WARNING, "topk-one-draft-tokens",
                 f"with --speculative-eagle-topk 1, SGLang replaces --speculative-num-draft-tokens "

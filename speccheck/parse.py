@@ -98,6 +98,7 @@ class Parsed:
     given: set[str] = field(default_factory=set)
     unresolved: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    variables: dict[str, argparse.Action] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -141,7 +142,16 @@ def _prepare(parser: argparse.ArgumentParser, args: list[str], parsed: Parsed) -
             continue
         if action.nargs == 0 or not VARIABLE_RE.search(value):
             parsed.given.add(action.dest)
+        else:
+            parsed.variables[action.dest] = action
     return out
+
+
+def other_stand_in(action: argparse.Action):
+    """A second valid value for an option whose value is a variable, unlike :func:`stand_in`'s (parsed)."""
+    if action.choices:
+        return list(action.choices)[-1]
+    return {int: 2, float: 0.5}.get(action.type, "y")
 
 
 def _drop(words: list[str], flag: str) -> list[str] | None:
