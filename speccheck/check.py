@@ -42,6 +42,7 @@ from pyflakes import messages as pyflakes_messages
 from speccheck import history, sglang_args, spec_rules, specforge_args, startup
 from speccheck.diagnostics import ERROR, WARNING, Diagnostic, make
 from speccheck.parse import ArgProblem, Parsed, other_stand_in, parse, sglang_argv
+from speccheck.pinned import PINNED
 from speccheck.shell import (
     EXPECT_FAIL,
     PYTHON_LANGS,
@@ -137,6 +138,13 @@ def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str) -> Dia
         rule = "removed-flag" if change.kind == "removed" else "renamed-flag"
         instead = f": use {' or '.join(change.into)}" if change.into else ""
         message = f"{change.sentence()}{instead} ({program}: {message}; flag history: {history.source()})"
+    elif rule == "ambiguous-flag" and flag:
+        candidates = re.findall(r"--[\w-]+", message.split("could match", 1)[-1])
+        release = (f"SpecForge {PINNED['specforge']}" if program.startswith("SpecForge")
+                   else f"SGLang {PINNED['sglang']}")
+        message = (f"{flag} is not a flag of {release}: it is the "
+                   f"start of {' and '.join(candidates)}, so the parser cannot tell which one you mean; write one of "
+                   f"them ({program}: {message})")
     elif problem.severity == ERROR:
         message = f"{program} rejects it: {message} (read: `{_short(cmd.read)}`)"
     if rule == "abbreviated-flag" and flag and change is None:
@@ -154,6 +162,11 @@ def _hook_diagnostic(cmd: Command, error: str, version: str) -> Diagnostic:
         if re.search(pattern, error):
             rule, flag = r, f
             break
+    # The flag SGLang's message names first, when it is one of the parser's.
+    known = sglang_args.pinned_parser().parser._option_string_actions
+    named = [f for f in re.findall(r"--[a-z][\w-]*", error) if f in known]
+    if named and rule not in ("topk-backend", "dspark", "tree-knobs-all-or-none"):
+        flag = named[0]
     text = error.removeprefix("ValueError: ")
     return make(cmd.line_of_flag(flag), ERROR, rule, f"SGLang {version} refuses it at start-up: {text}", flag,
                 HOOK)
@@ -231,7 +244,13 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         if not startup.run(variant, arch or "UnknownForCausalLM", None, cmd.env).error:
             outcome.error = None
     if outcome.error:
-        out.append(_hook_diagnostic(cmd, outcome.error, loaded.version))
+        first = _hook_diagnostic(cmd, outcome.error, loaded.version)
+        out.append(first)
+        # SGLang stops at its first start-up error; the re-stated rules report the others.
+        for rule, flag, text in spec_rules.restated_problems(ns, upper, arch):
+            if text.split(";")[0].split(" (")[0] not in first.message:
+                out.append(make(cmd.line_of_flag(flag), ERROR, rule,
+                                f"SGLang {loaded.version} also refuses it at start-up: {text}", flag, HOOK))
     elif upper in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE") and 0 < len(set_knobs) < 3 and not adaptive:
         missing = [f for f in knobs if f not in set_knobs]
         out.append(make(

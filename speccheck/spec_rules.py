@@ -13,7 +13,6 @@ architecture taken from ``data/model_architectures.yaml`` (model id ->
 
 from __future__ import annotations
 
-import argparse
 import ast
 import functools
 import importlib.util
@@ -194,3 +193,55 @@ def architecture_of(model: str) -> str | None:
 def carries_draft(architecture: str) -> bool:
     """Whether SGLang loads a draft from a target of this architecture (see :class:`SourceFacts`)."""
     return architecture in source_facts().bundled_draft_architectures
+
+
+# -- Re-stated start-up rules, for the problems after the first ---------------------------
+#
+# SGLang's start-up hook stops at its first error, and the check runs the hook itself
+# (speccheck.startup), so the first start-up problem of a command is always SGLang's own.
+# To report every problem of a command at once, these common compatibility rules of
+# _handle_eagle_family are re-stated and applied after a refusal; tests/test_commands.py
+# checks on the whole corpus that each of them fires only where the hook refuses too.
+
+# The page size SGLang forces per attention backend when the command's is not allowed
+# (overrides.py: _mla_backend_page_constraints): backend -> (allowed sizes, forced size).
+_FORCED_PAGE = {"flashmla": ((64,), 64), "trtllm_mla": ((32, 64), 64), "cutedsl_mla": ((32, 64), 64),
+                "trtllm_mha": ((16, 32, 64, 128), 64), "hpc_ops": ((64,), 64)}
+
+
+def _effective_page_size(ns) -> int:
+    page = ns.page_size or 1
+    for backend in {ns.attention_backend, ns.decode_attention_backend, ns.prefill_attention_backend}:
+        if backend in _FORCED_PAGE and page not in _FORCED_PAGE[backend][0]:
+            page = _FORCED_PAGE[backend][1]
+    return page
+
+
+def restated_problems(ns, algo: str, arch: str | None) -> list[tuple[str, str, str]]:
+    """``[(rule id, flag, message)]`` of the re-stated rules a parsed EAGLE-family command breaks.
+
+    :param ns: the parsed namespace; ``algo``: the upper-cased algorithm; ``arch``: the target's
+        architecture or ``None`` (then the automatic tree is not known and topk counts only if given).
+    """
+    if algo not in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE"):
+        return []
+    out = []
+    topk = ns.speculative_eagle_topk
+    if topk is None and ns.speculative_num_steps is None and arch is not None:
+        topk = auto_params("EAGLE" if algo == "NEXTN" else algo, arch)[1]
+    if topk is None:
+        return out
+    backends = {ns.prefill_attention_backend or ns.attention_backend, ns.decode_attention_backend or ns.attention_backend}
+    if "trtllm_mha" in backends and topk > 1:
+        out.append(("topk-backend", "--speculative-eagle-topk",
+                    "trtllm_mha backend only supports topk = 1 for speculative decoding."))
+    page = _effective_page_size(ns)
+    allowed = sorted(source_facts().page_tree_backends)
+    if topk > 1 and page > 1 and ns.attention_backend and ns.attention_backend not in allowed:
+        out.append(("topk-backend", "--page-size",
+                    f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {tuple(allowed)}; got "
+                    f"attention_backend={ns.attention_backend!r} (page size {page})."))
+    if ns.speculative_use_rejection_sampling and topk != 1:
+        out.append(("rejection-sampling", "--speculative-use-rejection-sampling",
+                    "--speculative-use-rejection-sampling requires --speculative-eagle-topk=1."))
+    return out

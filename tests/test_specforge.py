@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from bs4 import BeautifulSoup
 
 from conftest import ROOT
-from pinned import PINNED
+from speccheck.pinned import PINNED
 
 SPECFORGE_URL = "https://docs.sglang.ai/SpecForge/"
 PAGE = ROOT / "docs" / "how-to" / "train-draft-specforge.md"
