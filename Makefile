@@ -80,6 +80,7 @@ clean: ## Remove build outputs (keeps .venv).
 
 # The files named after `make check-commands` are its arguments, not targets.
 ifneq ($(filter check-commands,$(MAKECMDGOALS)),)
+.PHONY: $(CHECK_FILES)
 $(CHECK_FILES):
 	@:
 endif

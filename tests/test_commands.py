@@ -454,8 +454,9 @@ def test_specforge_exits_on_embedding_source_with_to_sglang_as_the_check_says():
     assert [d.rule for d in errors("specforge " + " ".join(argv))] == ["specforge-export"]
 
 
-GOOD_RUN_CONFIG = next((b.text for b in shell.markdown_blocks(
-    (ROOT / "docs/how-to/train-draft-specforge.md").read_text(encoding="utf-8")) if "specforge-config" in b.classes), None)
+# The run config the SpecForge how-to includes (docs/_examples/specforge/), valid for SpecForge's loader.
+GOOD_RUN_CONFIG = next((p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs/_examples/specforge").glob("*.yaml"))),
+                       None)
 
 
 @pytest.mark.parametrize("override", ["training.learning_rate=1e-4", "training.learning_rte=1e-4",
@@ -464,7 +465,7 @@ def test_the_override_rule_agrees_with_specforges_apply_overrides(override, tmp_
     from specforge.config import load_config
 
     if GOOD_RUN_CONFIG is None:
-        pytest.skip("the SpecForge how-to has no specforge-config block")
+        pytest.skip("docs/_examples/specforge has no run config")
     path = tmp_path / "run.yaml"
     path.write_text(GOOD_RUN_CONFIG)
     try:
@@ -581,3 +582,16 @@ def test_the_namespace_of_a_stand_in_value_is_not_taken_for_sglangs_verdict():
            "--speculative-num-draft-tokens 4 --attention-backend trtllm_mha"
     assert errors(text) == []
     assert argparse  # the module is used by the corpus helpers above
+
+
+def test_the_flag_history_file_names_the_release_of_a_split(tmp_path):
+    from speccheck import history
+
+    data = {"releases": ["0.4.0", "0.5.20"], "flags": {"--cuda-graph-max-bs": {"events": [
+        {"release": "0.4.0", "change": "added"},
+        {"release": "0.5.20", "change": "split", "into": ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]}]}}}
+    path = tmp_path / "flag-history.json"
+    path.write_text(__import__("json").dumps(data))
+    change = history.changes(path, tmp_path / "none.json")["--cuda-graph-max-bs"]
+    assert change.sentence() == ("--cuda-graph-max-bs was split into --cuda-graph-max-bs-decode and "
+                                 "--cuda-graph-max-bs-prefill in SGLang 0.5.20")
