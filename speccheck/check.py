@@ -441,12 +441,14 @@ def check_block(block: Block) -> list[Diagnostic]:
 
 
 def source_blocks(text: str, suffix: str) -> list[Block]:
-    """The code blocks of a file's text: ``.md`` (fenced blocks), ``.ipynb`` (cells), ``.sh`` / other (one block)."""
+    """The code blocks of a file's text: ``.md`` (fenced blocks), ``.ipynb`` (cells), ``.py`` (one Python block),
+    ``.sh`` or anything else (one shell block)."""
     if suffix == ".ipynb":
         return notebook_blocks(text)
     if suffix in (".md", ".markdown"):
         return markdown_blocks(text)
-    return [Block("bash", set(), list(enumerate(text.splitlines(), start=1)))]
+    lang = "python" if suffix == ".py" else "bash"
+    return [Block(lang, set(), list(enumerate(text.splitlines(), start=1)))]
 
 
 # An SGLang speculative flag written inline in prose, e.g. `--speculative-eagle-topk 1`.

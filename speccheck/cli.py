@@ -20,7 +20,7 @@ from speccheck import check
 from speccheck.diagnostics import ERROR
 from speccheck.shell import find_commands
 
-SUFFIXES = (".md", ".ipynb", ".sh")
+SUFFIXES = (".md", ".ipynb", ".sh")  # searched for in folders; a file named is read whatever its suffix
 
 
 def files(paths: list[str]) -> list[Path]:
