@@ -392,5 +392,3 @@ def find_commands(block: Block) -> list[Command]:
             entry = f"python -m {m['module']}" if m["module"] else " ".join(m["program"].split())
             found.append(Command(entry, args, number, sorted(set(lines)), _env_prefix(prefix), bool(errors)))
     return found
-
-
