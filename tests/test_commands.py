@@ -595,3 +595,13 @@ def test_the_flag_history_file_names_the_release_of_a_split(tmp_path):
     change = history.changes(path, tmp_path / "none.json")["--cuda-graph-max-bs"]
     assert change.sentence() == ("--cuda-graph-max-bs was split into --cuda-graph-max-bs-decode and "
                                  "--cuda-graph-max-bs-prefill in SGLang 0.5.20")
+
+
+@pytest.mark.parametrize("entry,ns", SPEC_SERVER, ids=[e["id"] for e, _ in SPEC_SERVER])
+def test_sglangs_start_up_hook_runs_to_the_end_on_every_corpus_command(entry, ns):
+    """The stand-ins (hardware, model config, draft config) suffice: no corpus command leaves the hook
+    undecided, which the check would otherwise treat as accepted."""
+    if startup.algorithm_error(ns.speculative_algorithm):
+        return
+    arch = spec_rules.architecture_of(ns.model_path or "") or "UnknownForCausalLM"
+    assert startup.run(ns, arch).undecided is None
