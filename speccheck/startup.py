@@ -99,12 +99,10 @@ class _Loaded:
 
 @functools.cache
 def _loaded() -> _Loaded:
-    """Load the modules the hook needs, once per process (see the module docstring)."""
-    finder_holder = {}
-    real_insert = sys.meta_path.insert
-
-    with sglang_args._sglang_sources() as _failures:
-        finder_holder["finder"] = sys.meta_path[0]
+    """The modules the hook needs, on top of the load behind the pinned parser (see the module docstring)."""
+    base = sglang_args.pinned_modules()
+    held = _Loaded(dict(base["modules"]), base["finder"], None, None, None)
+    with _sglang_modules(held):
         server_args = sglang_args._import("sglang.srt.server_args")
         hook = sglang_args._import("sglang.srt.arg_groups.speculative_hook")
         overrides = sglang_args._import("sglang.srt.arg_groups.overrides")
@@ -114,18 +112,16 @@ def _loaded() -> _Loaded:
                      "sglang.srt.configs.model_config"):
             sglang_args._import(name)
         modules = {n: m for n, m in sys.modules.items() if n == "sglang" or n.startswith("sglang.")}
-    del real_insert
     platform = _Platform()
     # ``sglang/srt/platforms/__init__.py`` is not run (it probes the GPU): give it the stand-in platform.
     if "sglang.srt.platforms" in modules:
         modules["sglang.srt.platforms"].current_platform = platform
     for module in [hook, overrides, *(modules[n] for n in ("sglang.srt.runtime_context",) if n in modules)]:
-        for name in ("current_platform",):
-            if name in vars(module):
-                setattr(module, name, platform)
+        if "current_platform" in vars(module):
+            module.current_platform = platform
         if "get_platform" in vars(module):
             module.get_platform = lambda: platform
-    return _Loaded(modules, finder_holder["finder"], server_args, hook, overrides)
+    return _Loaded(modules, base["finder"], server_args, hook, overrides)
 
 
 @contextlib.contextmanager
