@@ -437,7 +437,7 @@ def check_block(block: Block) -> list[Diagnostic]:
                             f"config is marked {EXPECT_FAIL} but SpecForge accepts it"))
         elif not block.expect_fail:
             out += found
-    return [d.at(cell=block.cell) if block.cell is not None else d for d in out]
+    return out
 
 
 def source_blocks(text: str, suffix: str) -> list[Block]:
@@ -475,12 +475,19 @@ def check_inline_flags(text: str) -> list[Diagnostic]:
     return out
 
 
+def located(text: str, suffix: str) -> list[tuple[int | None, Diagnostic]]:
+    """``[(notebook cell number or None, diagnostic)]`` of a file's text, sorted by cell and line."""
+    found = [(b.cell, d) for b in source_blocks(text, suffix) for d in check_block(b)]
+    found += [(None, d) for d in check_inline_flags(text)] if suffix == ".md" else []
+    return sorted(found, key=lambda cd: (cd[0] or 0, cd[1].line))
+
+
 def check_source(text: str, suffix: str, path: str | None = None) -> list[Diagnostic]:
-    """All problems of a file's text (``suffix`` ``.md``, ``.ipynb``, ``.sh``), sorted by cell and line."""
-    found = [d for b in source_blocks(text, suffix) for d in check_block(b)]
-    found += check_inline_flags(text) if suffix == ".md" else []
-    found = [d.at(path=path) for d in found]
-    return sorted(found, key=lambda d: (d.cell or 0, d.line))
+    """All problems of a file's text (``suffix`` ``.md``, ``.ipynb``, ``.sh``, ``.py``), sorted by cell and line.
+
+    In a notebook, a diagnostic's line is counted in its cell, and its message starts with ``cell N:``.
+    """
+    return [d.at(path=path, prefix=f"cell {cell}: " if cell is not None else "") for cell, d in located(text, suffix)]
 
 
 def check_file(path: str | Path) -> list[Diagnostic]:

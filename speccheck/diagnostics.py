@@ -55,7 +55,8 @@ class Diagnostic:
     """One problem of a command, a code block or a page.
 
     :ivar path: the file it was found in; ``None`` for a pasted text (:func:`speccheck.check_command`).
-    :ivar line: 1-based line in the file or text (for a notebook: in the cell's source, see ``cell``).
+    :ivar line: 1-based line in the file or text (for a notebook: in the cell's source; the message then
+        starts with ``cell N:``).
     :ivar severity: ``"error"`` when the pinned release refuses the command (its parser or its
         start-up code raises), ``"warning"`` when it would run but the guide forbids the spelling
         (abbreviated or deprecated flags, values SGLang silently replaces, a model it cannot place).
@@ -64,7 +65,6 @@ class Diagnostic:
     :ivar message: what is wrong, in one sentence or two.
     :ivar section: the Sphinx label of the guide section that explains the rule.
     :ivar source: ``path::name`` in the pinned wheel that decides it (``sglang/...`` or ``specforge/...``).
-    :ivar cell: the notebook cell number (1-based), or ``None``.
     """
 
     path: str | None
@@ -75,18 +75,14 @@ class Diagnostic:
     message: str
     section: str | None = None
     source: str | None = None
-    cell: int | None = None
 
     def __str__(self) -> str:
-        where = self.path or "<command>"
-        if self.cell is not None:
-            where = f"{where}: cell {self.cell}"
-        return f"{where}:{self.line}: {self.severity}: {self.message}"
+        return f"{self.path or '<command>'}:{self.line}: {self.severity}: {self.message}"
 
-    def at(self, path: str | None = None, line_offset: int = 0, cell: int | None = None) -> Diagnostic:
-        """The same diagnostic placed in a file: ``path``, ``line + line_offset``, ``cell``."""
+    def at(self, path: str | None = None, line_offset: int = 0, prefix: str = "") -> Diagnostic:
+        """The same diagnostic placed in a file: ``path``, ``line + line_offset``, ``prefix`` before the message."""
         return replace(self, path=path if path is not None else self.path, line=self.line + line_offset,
-                       cell=cell if cell is not None else self.cell)
+                       message=prefix + self.message)
 
 
 def make(line: int, severity: str, rule: str, message: str, flag: str | None = None,

@@ -8,7 +8,9 @@ fail the build: pages must be clean). The pinned parsers are built before any
 page is read, so a parser that cannot be built stops the build with the reason.
 
 A block that shows a command *meant* to fail carries the class ``expect-fail``
-(in a notebook: the cell tag); its commands must then fail.
+(in a notebook: the cell tag); its commands must then fail. A ``code-block`` may
+state the target's architecture with the option ``:architecture:``, which this
+extension registers.
 """
 
 from __future__ import annotations
@@ -45,15 +47,21 @@ def _check_page(app, docname: str, source: list[str]) -> None:
 
     logger = sphinx_logging.getLogger(__name__)
     suffix = Path(app.env.doc2path(docname)).suffix
-    for d in check.check_source(source[0], suffix):
+    for cell, d in check.located(source[0], suffix):
         text = f"{d.severity}: {d.message} [{d.rule}]"
-        if d.cell is None:
+        if cell is None:
             logger.warning(text, location=(docname, d.line), type="command", subtype=d.rule)
         else:
-            logger.warning(f"cell {d.cell}, line {d.line}: {text}", location=docname, type="command", subtype=d.rule)
+            logger.warning(f"cell {cell}, line {d.line}: {text}", location=docname, type="command", subtype=d.rule)
 
 
 def setup(app):
+    # A code block may state the target's architecture for the check (`:architecture: X`);
+    # the option has no effect on the rendered block.
+    from docutils.parsers.rst import directives
+    from sphinx.directives.code import CodeBlock
+
+    CodeBlock.option_spec = {**CodeBlock.option_spec, "architecture": directives.unchanged}
     app.connect("env-before-read-docs", _build_parsers)
     app.connect("source-read", _check_page)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -85,6 +85,11 @@ def test_a_draft_tree_on_trtllm_mha_with_paged_kv_fails(bad_build):
                  "('fa3', 'flashinfer', 'triton')")
 
 
+def test_an_algorithm_name_sglang_does_not_know_fails_with_sglangs_message(bad_build):
+    assert_warns(bad_build, "bad-unknown-algorithm.md", 5, "error: SGLang",
+                 "Unknown speculative algorithm name: EAGLE2", "[unknown-algorithm]")
+
+
 def test_a_command_marked_expect_fail_must_fail(bad_build):
     assert_warns(bad_build, "bad-expect-fail-passes.md", 6, "is marked expect-fail but the pinned releases accept it")
 
