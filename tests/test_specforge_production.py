@@ -234,7 +234,7 @@ def test_a_small_corpus_is_padded_with_unseen_ids_from_zero_as_the_page_says(cap
     # SpecForge's own function, run without torch: torch.tensor is replaced by list.
     fake_torch = SimpleNamespace(tensor=list, Tensor=object)
     build = specforge_function("data/preprocessing.py", "process_token_dict_to_mappings",
-                               {"torch": fake_torch, "Counter": Counter, "Tuple": typing.Tuple})
+                               {"torch": fake_torch, "Counter": Counter, "Tuple": tuple})
     corpus = Counter({100: 5, 7: 3, 250: 1})  # 3 distinct loss-bearing tokens
     d2t, t2d = build(corpus, 6, 300)
     kept = [i + offset for i, offset in enumerate(d2t)]
