@@ -344,7 +344,8 @@ def test_a_parser_that_cannot_be_built_stops_the_sphinx_build_with_the_reason(tm
     site = fake_sglang(tmp_path / "site", TORCH_DEFAULT.replace("DEFAULT_DTYPE)", "torch.float16)"))
     (tmp_path / "project").mkdir()
     docs = copy_project(tmp_path / "project")
-    (docs / "index.md").write_text("# Empty\n")
+    # A page with a command: pages without one do not need the parsers, and a build of them skips it.
+    (docs / "index.md").write_text("# Serve\n\n```bash\npython -m sglang.launch_server --model-path m\n```\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-c", str(tmp_path / "project"), "-q",
                            str(docs), str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=600)
