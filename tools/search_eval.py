@@ -99,7 +99,7 @@ def label_pages(html_dir: Path) -> dict[str, str]:
 
     with (html_dir / "objects.inv").open("rb") as stream:
         inventory = InventoryFile.load(stream, "", lambda base, uri: uri)
-    return {name: item[2].split("#")[0] for name, item in inventory.get("std:label", {}).items()}
+    return {name: item.uri.split("#")[0] for name, item in inventory.get("std:label", {}).items()}
 
 
 def _relative(url: str, base: str) -> str:
@@ -126,7 +126,7 @@ def run(html_dir: Path, queries: list[Query], engine: str = "pagefind") -> list[
             site = Path(scratch) / "html"
             shutil.copytree(html_dir, site)
             (site / "sphinx-search.html").write_text(SPHINX_HARNESS)
-        with site_server.serve(site) as base, sync_playwright() as playwright:
+        with site_server.serve(site, prefix="/") as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=site_server.CHROMIUM, args=site_server.CHROMIUM_ARGS)
             tab = browser.new_page()
             for outcome in outcomes:

@@ -3,11 +3,13 @@
 // Loaded by search.html only (docs/_templates/search.html); the index is written after the
 // Sphinx build by sphinxext/pagefind_search.py into pagefind/. Pagefind matches pages that
 // hold every word of a query, which finds nothing for a pasted question or error line, so
-// each word is searched on its own too and the sections are ranked here:
-//   score(section) = sum over the query's words w found in it of idf(w) * (1 + log tf(w))
-//                    * coverage^2 + a bonus when the page holds the whole query,
-// where idf(w) = log((pages + 1) / (pages holding w + 0.5)) and coverage is the share of the
-// query's (weighted) words the section holds. Words in headings count as Pagefind weights them.
+// each word is searched on its own too and the sections are ranked here with BM25:
+//   score(section) = sum over the query's words w it holds of
+//                    idf(w) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average length))
+//                    + a bonus when the page holds the whole query,
+// where idf(w) = log(1 + (pages - df + 0.5) / (df + 0.5)), df is the number of pages holding w,
+// tf counts w's occurrences in the section as Pagefind weights them (heading words weigh more)
+// and a section's length is the number of words from its heading to the next one.
 // Results are links to sections (URL with #anchor), best first, with Pagefind's excerpt.
 
 const STOPWORDS = new Set(
@@ -28,6 +30,9 @@ export function queryWords(query) {
   return [...new Set(words)];
 }
 
+const K1 = 1.2;
+const B = 0.75;
+
 function weightOf(sub) {
   // weighted_locations: [{weight, balanced_score, location}]; headings weigh more than body text.
   const located = sub.weighted_locations || [];
@@ -35,34 +40,47 @@ function weightOf(sub) {
   return (sub.locations || []).length;
 }
 
+/** Words in each section of a page: {anchor location -> length}, from the page's anchors. */
+function sectionLengths(data) {
+  const starts = (data.anchors || []).filter((a) => /^h[1-6]$/i.test(a.element)).map((a) => a.location);
+  starts.sort((x, y) => x - y);
+  const lengths = new Map();
+  const end = data.word_count || 0;
+  if (!starts.length || starts[0] > 0) starts.unshift(0);
+  for (let i = 0; i < starts.length; i++) lengths.set(starts[i], Math.max((starts[i + 1] ?? end) - starts[i], 1));
+  return lengths;
+}
+
 /** Rank the sections of the site for a query; returns [{url, page, title, excerpt, score}], best first. */
 export async function rankSections(pagefind, query) {
   const words = queryWords(query);
   if (!words.length) return [];
-  const [whole, ...perWord] = await Promise.all([pagefind.search(query), ...words.map((w) => pagefind.search(w))]);
-  const all = await pagefind.search(null);
+  const [whole, all, ...perWord] = await Promise.all([
+    pagefind.search(query), pagefind.search(null), ...words.map((w) => pagefind.search(w)),
+  ]);
   const pages = Math.max(all.results.length, 1);
   const wholePages = new Set(whole.results.map((r) => r.id));
-  const sections = new Map(); // url -> {url, page, title, excerpt, bestIdf, words: Map(word -> weight), pageId}
-  const pageWords = new Map(); // page id -> Set of words
+  const sections = new Map(); // url -> {url, page, title, excerpt, length, terms: [[idf, tf]]}
   for (let i = 0; i < words.length; i++) {
     const results = perWord[i].results;
     if (!results.length) continue;
-    const idf = Math.log((pages + 1) / (results.length + 0.5));
+    const df = results.length;
+    const idf = Math.log(1 + (pages - df + 0.5) / (df + 0.5));
     const datas = await Promise.all(results.slice(0, MAX_PAGES_PER_WORD).map((r) => r.data().then((d) => [r.id, d])));
     for (const [id, data] of datas) {
-      if (!pageWords.has(id)) pageWords.set(id, new Set());
-      pageWords.get(id).add(words[i]);
+      const lengths = sectionLengths(data);
       const subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
       for (const sub of subs) {
-        const weight = weightOf(sub);
-        if (!weight) continue;
+        const tf = weightOf(sub);
+        if (!tf) continue;
         let entry = sections.get(sub.url);
         if (!entry) {
-          entry = { url: sub.url, page: data.meta.title, title: sub.title, pageId: id, words: new Map(), excerpt: "", bestIdf: -1 };
+          const start = sub.anchor ? sub.anchor.location : 0;
+          entry = { url: sub.url, page: data.meta.title, title: sub.title, pageId: id, terms: [],
+                    length: lengths.get(start) || data.word_count || 1, excerpt: "", bestIdf: -1 };
           sections.set(sub.url, entry);
         }
-        entry.words.set(words[i], { weight, idf });
+        entry.terms.push([idf, tf]);
         if (idf > entry.bestIdf) {
           entry.bestIdf = idf;
           entry.excerpt = sub.excerpt || data.excerpt;
@@ -70,18 +88,15 @@ export async function rankSections(pagefind, query) {
       }
     }
   }
-  const totalIdf = words.length;
-  const ranked = [];
-  for (const entry of sections.values()) {
-    let score = 0;
-    for (const { weight, idf } of entry.words.values()) score += Math.max(idf, 0.05) * (1 + Math.log(weight));
-    const coverage = entry.words.size / totalIdf;
-    const pageCoverage = (pageWords.get(entry.pageId) || new Set()).size / totalIdf;
-    score = score * coverage * coverage + 0.25 * pageCoverage + (wholePages.has(entry.pageId) ? 0.5 : 0);
-    ranked.push({ ...entry, score });
+  const entries = [...sections.values()];
+  const average = entries.reduce((sum, e) => sum + e.length, 0) / Math.max(entries.length, 1);
+  for (const entry of entries) {
+    const norm = K1 * (1 - B + (B * entry.length) / average);
+    entry.score = entry.terms.reduce((sum, [idf, tf]) => sum + (idf * tf * (K1 + 1)) / (tf + norm), 0)
+      + (wholePages.has(entry.pageId) ? 1 : 0);
   }
-  ranked.sort((a, b) => b.score - a.score);
-  return ranked.slice(0, MAX_RESULTS);
+  entries.sort((a, b) => b.score - a.score);
+  return entries.slice(0, MAX_RESULTS);
 }
 
 function render(container, query, ranked) {
