@@ -67,7 +67,7 @@ def run_pagefind(outdir: str | Path) -> str:
     :raises ExtensionError: Pagefind is not installed or exits non-zero.
     """
     cmd = [sys.executable, "-m", "pagefind", "--site", str(outdir), "--glob", CONTENT_GLOB,
-           "--root-selector", ROOT_SELECTOR, "--exclude-selectors", EXCLUDE_SELECTORS, "--quiet"]
+           "--root-selector", ROOT_SELECTOR, "--exclude-selectors", EXCLUDE_SELECTORS, "--keep-index-url", "--quiet"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except FileNotFoundError as error:  # pragma: no cover - sys.executable always exists
