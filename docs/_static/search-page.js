@@ -33,22 +33,39 @@ export function queryWords(query) {
 const K1 = 1.2;
 const B = 0.75;
 
-function weightOf(sub) {
-  // weighted_locations: [{weight, balanced_score, location}]; headings weigh more than body text.
-  const located = sub.weighted_locations || [];
-  if (located.length) return located.reduce((sum, l) => sum + (l.weight || 1), 0);
-  return (sub.locations || []).length;
+// Anchors that start a section a result can link to: headings, definition-list terms
+// (glossary entries, server options) and the entries of the error-message reference.
+const isSectionStart = (a) => a.id && (/^h[1-6]$/i.test(a.element) || a.element === "dt" || a.id.startsWith("err-"));
+
+/** A page's sections: [{id, title, start, end}] in page order, from Pagefind's anchors. */
+function sectionsOf(data) {
+  const starts = (data.anchors || []).filter(isSectionStart).sort((x, y) => x.location - y.location);
+  const end = data.word_count || 0;
+  const out = [{ id: "", title: data.meta.title, start: 0, end: starts.length ? starts[0].location : end }];
+  starts.forEach((a, i) => {
+    const title = (a.text || "").trim();
+    out.push({ id: a.id, title: title.length > 90 ? `${title.slice(0, 88)}…` : title || data.meta.title,
+               start: a.location, end: i + 1 < starts.length ? starts[i + 1].location : end });
+  });
+  return out.filter((sec) => sec.end > sec.start || sec.id);
 }
 
-/** Words in each section of a page: {anchor location -> length}, from the page's anchors. */
-function sectionLengths(data) {
-  const starts = (data.anchors || []).filter((a) => /^h[1-6]$/i.test(a.element)).map((a) => a.location);
-  starts.sort((x, y) => x - y);
-  const lengths = new Map();
-  const end = data.word_count || 0;
-  if (!starts.length || starts[0] > 0) starts.unshift(0);
-  for (let i = 0; i < starts.length; i++) lengths.set(starts[i], Math.max((starts[i + 1] ?? end) - starts[i], 1));
-  return lengths;
+function sectionAt(sections, location) {
+  let found = sections[0];
+  for (const sec of sections) if (sec.start <= location) found = sec;
+  return found;
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+/** About 30 words of the page around `location`, the query's words marked. */
+function excerptAt(data, location, marked) {
+  const words = (data.content || "").split(/\s+/);
+  const from = Math.max(location - 10, 0);
+  const slice = words.slice(from, from + 30).map((w, i) => (marked.has(from + i) ? `<mark>${escapeHtml(w)}</mark>` : escapeHtml(w)));
+  return (from > 0 ? "… " : "") + slice.join(" ") + (from + 30 < words.length ? " …" : "");
 }
 
 /** Rank the sections of the site for a query; returns [{url, page, title, excerpt, score}], best first. */
@@ -60,7 +77,8 @@ export async function rankSections(pagefind, query) {
   ]);
   const pages = Math.max(all.results.length, 1);
   const wholePages = new Set(whole.results.map((r) => r.id));
-  const sections = new Map(); // url -> {url, page, title, excerpt, length, terms: [[idf, tf]]}
+  const found = new Map(); // "page id#section id" -> {data, section, terms: [[idf, tf]], locations: Set}
+  const pageData = new Map();
   for (let i = 0; i < words.length; i++) {
     const results = perWord[i].results;
     if (!results.length) continue;
@@ -68,35 +86,47 @@ export async function rankSections(pagefind, query) {
     const idf = Math.log(1 + (pages - df + 0.5) / (df + 0.5));
     const datas = await Promise.all(results.slice(0, MAX_PAGES_PER_WORD).map((r) => r.data().then((d) => [r.id, d])));
     for (const [id, data] of datas) {
-      const lengths = sectionLengths(data);
-      const subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
-      for (const sub of subs) {
-        const tf = weightOf(sub);
-        if (!tf) continue;
-        let entry = sections.get(sub.url);
+      if (!pageData.has(id)) pageData.set(id, { data, sections: sectionsOf(data) });
+      const { sections } = pageData.get(id);
+      const perSection = new Map();
+      const located = data.weighted_locations && data.weighted_locations.length
+        ? data.weighted_locations : (data.locations || []).map((location) => ({ location, weight: 1 }));
+      for (const { location, weight } of located) {
+        const sec = sectionAt(sections, location);
+        const hit = perSection.get(sec) || { tf: 0, locations: [] };
+        hit.tf += weight || 1;
+        hit.locations.push(location);
+        perSection.set(sec, hit);
+      }
+      for (const [sec, hit] of perSection) {
+        const key = `${id}#${sec.id}`;
+        let entry = found.get(key);
         if (!entry) {
-          const start = sub.anchor ? sub.anchor.location : 0;
-          entry = { url: sub.url, page: data.meta.title, title: sub.title, pageId: id, terms: [],
-                    length: lengths.get(start) || data.word_count || 1, excerpt: "", bestIdf: -1 };
-          sections.set(sub.url, entry);
+          entry = { pageId: id, data, section: sec, terms: [], locations: new Set(), best: null };
+          found.set(key, entry);
         }
-        entry.terms.push([idf, tf]);
-        if (idf > entry.bestIdf) {
-          entry.bestIdf = idf;
-          entry.excerpt = sub.excerpt || data.excerpt;
-        }
+        entry.terms.push([idf, hit.tf]);
+        hit.locations.forEach((l) => entry.locations.add(l));
+        if (!entry.best || idf > entry.best.idf) entry.best = { idf, location: hit.locations[0] };
       }
     }
   }
-  const entries = [...sections.values()];
-  const average = entries.reduce((sum, e) => sum + e.length, 0) / Math.max(entries.length, 1);
+  const entries = [...found.values()];
+  const lengthOf = (e) => Math.max(e.section.end - e.section.start, 1);
+  const average = entries.reduce((sum, e) => sum + lengthOf(e), 0) / Math.max(entries.length, 1);
   for (const entry of entries) {
-    const norm = K1 * (1 - B + (B * entry.length) / average);
+    const norm = K1 * (1 - B + (B * lengthOf(entry)) / average);
     entry.score = entry.terms.reduce((sum, [idf, tf]) => sum + (idf * tf * (K1 + 1)) / (tf + norm), 0)
       + (wholePages.has(entry.pageId) ? 1 : 0);
   }
   entries.sort((a, b) => b.score - a.score);
-  return entries.slice(0, MAX_RESULTS);
+  return entries.slice(0, MAX_RESULTS).map((e) => ({
+    url: e.section.id ? `${e.data.url.split("#")[0]}#${e.section.id}` : e.data.url,
+    page: e.data.meta.title,
+    title: e.section.title,
+    excerpt: excerptAt(e.data, e.best.location, e.locations),
+    score: e.score,
+  }));
 }
 
 function render(container, query, ranked) {
