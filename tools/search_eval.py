@@ -48,12 +48,20 @@ SPHINX_HARNESS = """<!DOCTYPE html><html data-content_root="./"><head><meta char
 
 @dataclass
 class Query:
-    """One search: its text, its form (``keywords`` or ``question``) and the answering label."""
+    """One search: its text, its form (``keywords`` or ``question``) and the answering labels.
+
+    :ivar label: the section that answers it; ``also`` holds other sections that answer it as well.
+    """
 
     text: str
     form: str
     label: str
     report: str | None = None
+    also: tuple[str, ...] = ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return (self.label, *self.also)
 
 
 @dataclass
@@ -65,17 +73,17 @@ class Outcome:
     """
 
     query: Query
-    expected_page: str
+    expected_pages: set[str]
     pages: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
 
     @property
     def hit(self) -> bool:
-        return self.expected_page in self.pages[:3]
+        return bool(self.expected_pages.intersection(self.pages[:3]))
 
 
 def load_queries(path: Path = QUERIES) -> list[Query]:
-    """Read the query set: a YAML list of ``{report, keywords, question, answer}``.
+    """Read the query set: a YAML list of ``{report, keywords, question, answer[, also]}``.
 
     :returns: two :class:`Query` per entry (the keyword form, then the question form).
     :raises ValueError: an entry lacks a field (the message names its position).
@@ -86,7 +94,7 @@ def load_queries(path: Path = QUERIES) -> list[Query]:
         if missing:
             raise ValueError(f"{path}: entry {number} lacks {sorted(missing)}")
         for form in ("keywords", "question"):
-            queries.append(Query(entry[form], form, entry["answer"], entry.get("report")))
+            queries.append(Query(entry[form], form, entry["answer"], entry.get("report"), tuple(entry.get("also", ()))))
     return queries
 
 
@@ -119,7 +127,7 @@ def run(html_dir: Path, queries: list[Query], engine: str = "pagefind") -> list[
     from playwright.sync_api import sync_playwright
 
     pages_of = label_pages(html_dir)
-    outcomes = [Outcome(q, pages_of[q.label]) for q in queries]
+    outcomes = [Outcome(q, {pages_of[label] for label in q.labels}) for q in queries]
     with tempfile.TemporaryDirectory() as scratch:
         site = html_dir
         if engine == "sphinx":
@@ -160,7 +168,7 @@ def summary(outcomes: list[Outcome]) -> dict:
         "top3_keywords": rate([o for o in outcomes if o.query.form == "keywords"]),
         "top3_question": rate([o for o in outcomes if o.query.form == "question"]),
         "empty": [o.query.text for o in outcomes if not o.links],
-        "misses": [{"query": o.query.text, "expected": o.expected_page, "got": o.pages[:3]}
+        "misses": [{"query": o.query.text, "expected": sorted(o.expected_pages), "got": o.pages[:3]}
                    for o in outcomes if not o.hit],
     }
 
