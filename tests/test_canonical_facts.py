@@ -121,13 +121,18 @@ def _page_prose(html_file: str, page: str) -> tuple[Prose, ...]:
         # A list item or cell that wraps paragraphs is checked through them.
         if tag.name in ("li", "td", "dd") and tag.find(["p", "ul", "ol", "dl"]):
             continue
+        links = frozenset(_resolve(page_html, a["href"]) for a in tag.find_all("a", href=True))
         for hidden in tag.select(".source-note, pre"):
             hidden.decompose()
+        # A cross-reference's text is the target's title ("The 48-request cap ..."):
+        # it names the canonical section, it does not restate the fact.
+        for ref in tag.select("a.reference.internal"):
+            if "#cmdoption" not in ref.get("href", ""):  # a flag's link keeps its text
+                ref.string = "[link]"
         text = " ".join(tag.get_text(" ").split())
         if not text:
             continue
         section = tag.find_parent("section")
-        links = frozenset(_resolve(page_html, a["href"]) for a in tag.find_all("a", href=True))
         section_links = frozenset(
             _resolve(page_html, a["href"]) for a in (section or main).find_all("a", href=True)
         )
