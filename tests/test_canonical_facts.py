@@ -239,7 +239,7 @@ def explains_request_cap(sentence: str) -> bool:
     """A sentence that gives the 48-request default."""
     return bool(
         re.search(r"(?<![\d.])48(?!\d|\.\d)", sentence)
-        and re.search(r"request|max-running|max_running|\bcap\b|concurren", sentence, re.I)
+        and re.search(r"request|max-running|max_running|\bcap\b|concurren|speculative decoding", sentence, re.I)
     )
 
 
