@@ -197,7 +197,7 @@ RECOMMENDS = re.compile(
     re.I,
 )
 CHOOSING_A_TREE = re.compile(
-    r"\b(?:choos\w*|pick\w*)\s+(?:a |the |your |between |one )?(?:starting |good |wide |deep )?"
+    r"\b(?:choose|choosing|chose|pick\w*)\s+(?:a |the |your |between |one )?(?:starting |good |wide |deep )?"
     r"(?:tree|chain|draft tree|number of steps|steps|values|setting)\b|"
     r"\bchain or (?:a )?tree\b|\btree or (?:a )?chain\b",
     re.I,
@@ -306,6 +306,32 @@ def test_detector_explains_request_cap(sentence, expected):
 ])
 def test_detector_states_draft_path_rule(sentence, expected):
     assert states_draft_path_rule(sentence) is expected
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("Choose a chain or a tree by batch size.", True),
+    ("Pick the number of steps that fits your load.", True),
+    ("The three flags decide how many tokens the draft proposes.", False),
+])
+def test_detector_choosing_a_tree(sentence, expected):
+    assert bool(CHOOSING_A_TREE.search(sentence)) is expected
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("With one step its ceiling is 2.00.", False),  # no "accept": not about accept length
+    ("The accept length of this chain can never exceed 4.", True),
+    ("The accept length was 2.1 on MT-bench.", False),
+])
+def test_detector_mentions_accept_ceiling(sentence, expected):
+    assert mentions_accept_ceiling(sentence) is expected
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("Leave out --speculative-draft-model-path for MTP targets.", True),
+    ("Pass --speculative-draft-model-path with the draft's repository.", False),
+])
+def test_detector_mentions_omitted_draft_path(sentence, expected):
+    assert mentions_omitted_draft_path(sentence) is expected
 
 
 # --- the site ----------------------------------------------------------------
