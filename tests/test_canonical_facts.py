@@ -347,6 +347,7 @@ PENDING = {
     "ceiling_links": {"explanation/batch-size-roofline.ipynb"},
     "cap_only_in_section": {
         "how-to/troubleshooting.md", "reference/compatibility.md", "reference/server-arguments.md",
+        "reference/error-messages.md",
         "explanation/batch-size-roofline.ipynb", "explanation/how-it-works.md",
     },
     "draft_path_rule_only_in_section": {
@@ -355,6 +356,7 @@ PENDING = {
     },
     "omitted_draft_path_links": {
         "how-to/troubleshooting.md", "reference/draft-checkpoint-format.md", "reference/model-pairs.md",
+        "reference/error-messages.md",
         "explanation/mtp.md",
     },
 }
