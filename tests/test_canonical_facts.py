@@ -16,6 +16,8 @@ never ``source-note`` asides), and check:
 * the 48-request default is explained only in its section (label
   ``request-cap``); elsewhere the number may appear only in prose that links
   to that section;
+* a section whose heading is about an accept length of 1.00 links to the
+  one checklist (label ``accept-length-one``);
 * what an omitted ``--speculative-draft-model-path`` does is stated only in
   its section (label ``draft-path-rule``), or in a short reminder that links
   there, and prose elsewhere that mentions leaving the flag out links there.
@@ -444,6 +446,29 @@ def test_prose_about_an_omitted_draft_path_links_to_the_rule(html_dir, page):
         for s in sentences(b.text) if mentions_omitted_draft_path(s)
     ]
     assert not found, "link {ref}`draft-path-rule` where leaving out the draft path is mentioned:\n" + _report(found)
+
+
+@pytest.mark.parametrize("page", site_pages("accept_one_links"))
+def test_sections_about_accept_length_one_link_to_the_checklist(html_dir, page):
+    """A section whose heading is about an accept length of 1.00 links to the one checklist."""
+    home = canonical(html_dir, "accept-length-one")
+    html = _html_path(html_dir, page)
+    if not html.is_file():
+        pytest.fail(f"{page} has no built page {html}")
+    soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+    page_html = str(Path(page).with_suffix(".html"))
+    found = []
+    for heading in (soup.find("main") or soup).find_all(["h2", "h3", "h4"]):
+        title = " ".join(heading.get_text(" ").split()).rstrip("#").strip()
+        if not re.search(r"\b1\.00?\b", title):
+            continue
+        section = heading.find_parent("section")
+        if page_html == home[0] and _section_ids(section) & home[1]:
+            continue
+        links = {_resolve(page_html, a["href"]) for a in (section or heading).find_all("a", href=True)}
+        if not links_to(frozenset(links), home):
+            found.append((page, title))
+    assert not found, "link {ref}`accept-length-one` from every section about accept length 1.00:\n" + _report(found)
 
 
 def test_the_canonical_sections_exist_and_state_their_facts(html_dir):
