@@ -60,6 +60,7 @@ extensions = [
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
+    "pagefind_search",  # the search index (Pagefind, by section), written after the HTML build
     "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
     "sglang_drift",  # the sglang-drift directive (reference/release-changes.md)
@@ -120,7 +121,6 @@ html_static_path = ["docs/_static"]
 html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
 # The book theme's sidebar, with the site title inside a landmark (docs/_templates/sidebar-home.html).
 html_sidebars = {"**": ["sidebar-home.html", "icon-links.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
-html_search_scorer = "sphinxext/search_scorer.js"  # title/heading matches of the whole query rank first
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {
