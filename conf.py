@@ -61,6 +61,9 @@ extensions = [
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
+    "stable_config",  # a rebuild of an unchanged project does not say "The configuration has changed"
+    "sphinx_reredirects",  # pages that moved keep answering at their old address (redirects below)
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
@@ -70,6 +73,7 @@ nitpicky = True
 # -- MyST ----------------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
 myst_heading_anchors = 3
+# pin_substitutions (sphinxext/) replaces these before MyST reads a page, in code and front matter too.
 myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}
 
 # -- Citations: one BibTeX file, one bibliography page -------------------------
@@ -164,7 +168,8 @@ notfound_context = {
 # sphinx-last-updated-by-git: each page's "Last updated" is its last commit. A copy of the
 # sources without Git history (a tarball, the tests' temporary builds) builds without dates.
 if (ROOT / ".git").exists():
-    extensions.append("sphinx_last_updated_by_git")
+    # fresh_git_dates (sphinxext/): a page committed after it was built is dated again.
+    extensions += ["sphinx_last_updated_by_git", "fresh_git_dates"]
 else:
     html_last_updated_fmt = None
 git_last_updated_timezone = "UTC"
@@ -174,6 +179,20 @@ llms_txt_summary = (
     "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "
     f"with SGLang {sglang_version}, and how to train draft models with SpecForge {specforge_version}."
 )
+
+# -- Redirects: a page that moved keeps answering at its old address ------------
+# Renaming or moving a page: add "old docname": "new docname" here (docnames are paths
+# under docs/ without the suffix; "new#anchor" points into a page). sphinx-reredirects
+# writes a small page at the old address that sends the reader on (docs/_templates/
+# redirect.html), over any stale copy in the build folder, so no `make clean` is needed.
+# tests/test_redirects.py checks that every page that ever existed on main still
+# answers, and that every target is a page.
+page_redirects: dict[str, str] = {}
+redirects = {
+    old: "/" + (new.split("#", 1)[0] + ".html" + ("#" + new.split("#", 1)[1] if "#" in new else ""))
+    for old, new in page_redirects.items()
+}
+redirect_html_template_file = "_templates/redirect.html"  # relative to docs/
 
 # -- make linkcheck: every external link (needs a network; not part of make test) --
 linkcheck_ignore = [

@@ -1,15 +1,22 @@
-"""Shared fixtures: the built site, and one build of a tree of bad pages.
+"""Shared fixtures: the built site, and one build of a tree of bad pages; the test tiers.
 
 ``make test`` builds the real site first; tests read it from ``$BUILDDIR/html``.
 Bad-input tests share a single Sphinx build of ``tests/fixtures/pages/`` made in
 a temporary copy of the project (the real tree is never touched): each fixture
 page holds one mistake, and each test asserts the message that names its file
 and line.
+
+Every test gets its tier here (:func:`pytest_collection_modifyitems`), from what it
+uses, so a new test file needs no marker: ``browser`` when it or a fixture it uses
+needs Chromium, ``build`` when it or one of its fixtures runs Sphinx again.
+``make test-fast`` leaves both out; ``make test`` runs everything.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +120,55 @@ def bad_build(tmp_path_factory) -> BuildResult:
     docs = copy_project(project)
     shutil.copytree(FIXTURES / "pages", docs, dirs_exist_ok=True)
     return sphinx_build(project)
+
+
+# -- Test tiers ----------------------------------------------------------------------
+
+BROWSER_FIXTURES = {"chromium", "page", "site"}
+
+
+_SPHINX_COMMAND = re.compile(r"^sphinx$|(^|\s)-m sphinx(\s|$)")
+
+
+def _code_objects(func) -> list:
+    """The code of ``func``, of every function nested in it, and of the module's functions it calls."""
+    func = inspect.unwrap(func)
+    module = sys.modules.get(getattr(func, "__module__", ""), None)
+    start = getattr(func, "__code__", None)
+    found, seen, todo = [], set(), [start] if start else []
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        found.append(current)
+        todo += [c for c in current.co_consts if inspect.iscode(c)]
+        for name in current.co_names if module is not None else ():
+            called = getattr(module, name, None)
+            if inspect.isfunction(called) and called.__module__ == module.__name__:
+                todo.append(called.__code__)
+    return found
+
+
+def starts_a_build(func) -> bool:
+    """Whether ``func`` runs Sphinx: it (or a function of its module that it calls) calls
+    :func:`sphinx_build` or builds a ``python -m sphinx`` command line."""
+    for code in _code_objects(func):
+        if "sphinx_build" in code.co_names:
+            return True
+        if any(isinstance(c, str) and _SPHINX_COMMAND.search(c) for c in code.co_consts):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark each test ``browser`` and/or ``build`` from its own code and its fixtures' (see the module docstring)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        funcs = [getattr(item, "function", None)]
+        funcs += [d.func for name in names for d in definitions.get(name, ())]
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if any(f is not None and starts_a_build(f) for f in funcs):
+            item.add_marker(pytest.mark.build)
