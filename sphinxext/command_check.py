@@ -745,7 +745,9 @@ def check_file(path: str | Path) -> list[Problem]:
     path = Path(path)
     if path.suffix not in (".md", ".ipynb"):
         return []
-    return check_source(path.read_text(encoding="utf-8"), path.suffix)
+    import pin_substitutions  # the build checks the text with the versions filled in; so does this
+
+    return check_source(pin_substitutions.substitute(path.read_text(encoding="utf-8")), path.suffix)
 
 
 # -- Sphinx ---------------------------------------------------------------------
