@@ -113,6 +113,15 @@ def sphinx_build(project: Path, *extra: str) -> BuildResult:
     return BuildResult(proc.returncode, proc.stdout + proc.stderr, project / "docs", outdir)
 
 
+def run_sphinx(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m sphinx args`` with this environment's Python, output captured; never raises on failure.
+
+    Tests that build call this (or :func:`sphinx_build`), which puts them in the ``build`` tier.
+    """
+    return subprocess.run([sys.executable, "-m", "sphinx", *args], cwd=cwd, capture_output=True, text=True,
+                          **{"timeout": 1500, **kwargs})
+
+
 @pytest.fixture(scope="session")
 def bad_build(tmp_path_factory) -> BuildResult:
     """One build of every page in ``tests/fixtures/pages/`` in a temporary copy of the project."""
@@ -154,9 +163,9 @@ def _code_objects(func) -> list:
 
 def starts_a_build(func) -> bool:
     """Whether ``func`` runs Sphinx: it (or a function of its module that it calls) calls
-    :func:`sphinx_build` or builds a ``python -m sphinx`` command line."""
+    :func:`sphinx_build` or :func:`run_sphinx`, or builds a ``python -m sphinx`` command line."""
     for code in _code_objects(func):
-        if "sphinx_build" in code.co_names:
+        if {"sphinx_build", "run_sphinx"} & set(code.co_names):
             return True
         if any(isinstance(c, str) and _SPHINX_COMMAND.search(c) for c in code.co_consts):
             return True

@@ -18,12 +18,11 @@ import difflib
 import hashlib
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import BUILDDIR, ROOT
+from conftest import ROOT, run_sphinx
 
 
 def make_dry_run(target: str) -> str:
@@ -32,7 +31,7 @@ def make_dry_run(target: str) -> str:
 
 def html_command() -> list[str]:
     """The ``sphinx -b html`` command line that ``make html`` runs, as words."""
-    line = next(line for line in make_dry_run("html").splitlines() if " -m sphinx -b html " in line)
+    line = next(line for line in make_dry_run("html").splitlines() if " -b html " in line)
     return line.split()
 
 
@@ -85,9 +84,7 @@ def test_inlined_fonts_do_not_carry_the_time_they_were_cut(monkeypatch, html_dir
 def test_a_rebuild_with_no_change_reports_no_configuration_change(html_dir):
     """Runs make html's own command again on the built site: nothing changed, so Sphinx must not say so."""
     words = html_command()
-    words = [w for w in words if w not in ("-q",)]
-    proc = subprocess.run([sys.executable, *words[words.index("-m"):]], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env={**__import__("os").environ, "BUILDDIR": str(BUILDDIR)})
+    proc = run_sphinx(words[words.index("sphinx") + 1:], ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "The configuration has changed" not in proc.stdout, [
         line for line in proc.stdout.splitlines() if "configuration has changed" in line]
@@ -108,10 +105,10 @@ def clone_head(dest: Path) -> Path:
 def build_clone(project: Path) -> Path:
     """Build a clone from scratch with make html's command (this .venv's Python); return its site."""
     words = html_command()
-    sphinx = words[words.index("-m"):]
-    proc = subprocess.run([sys.executable, *sphinx], cwd=project, capture_output=True, text=True, timeout=1500)
+    args = words[words.index("sphinx") + 1:]
+    proc = run_sphinx(args, project)
     assert proc.returncode == 0, f"the clean build of {project} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
-    return project / sphinx[-1]
+    return project / args[-1]
 
 
 def digests(site: Path) -> dict[str, str]:
