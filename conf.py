@@ -62,6 +62,7 @@ extensions = [
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
+    "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)
     "stable_config",  # a rebuild of an unchanged project does not say "The configuration has changed"
     "sphinx_reredirects",  # pages that moved keep answering at their old address (redirects below)
 ]
