@@ -48,6 +48,7 @@ lock: $(BIN)/.installed ## Rewrite the locks from requirements*.txt (UPGRADE=1 a
 
 html: $(BIN)/.installed ## Build the site into _build/html (warnings are errors).
 	@mkdir -p $(BUILDDIR)
+	@rm -rf $(BUILDDIR)/html/.doctrees  # left by builds before the doctrees moved to $(BUILDDIR)/doctrees
 	$(SPHINX) -b html $(SPHINXFLAGS) -d $(BUILDDIR)/doctrees -w $(BUILDDIR)/html-warnings.log docs $(BUILDDIR)/html
 
 serve: $(BIN)/.installed ## Live-reloading preview on http://127.0.0.1:8000.

@@ -3,10 +3,12 @@
 nbsphinx saves each notebook as executed (for the page's download link), and the
 executor records in every code cell when it was sent, started and finished
 (``metadata.execution``: ``iopub.execute_input``, ``shell.execute_reply``, ...).
-Those times are the only difference between two builds of one commit. After the
-notebooks read in this build are executed, this extension removes the times from
-nbsphinx's copies, before nbsphinx copies them into the site. The pages themselves
-never showed them.
+Those times differ between two builds of one commit, and so does the way a cell's
+printed text is cut into stream outputs (the kernel sends it in as many messages as
+its flushes happen to make). After the notebooks read in this build are executed,
+this extension removes the times and joins consecutive outputs of one stream in
+nbsphinx's copies, before nbsphinx copies them into the site. The pages look the
+same: they never showed the times, and show consecutive stream outputs as one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from sphinx.environment import BuildEnvironment
 
 
 def strip_execution_times(path: str) -> bool:
-    """Remove ``metadata.execution`` from every cell of the notebook at ``path``; return whether it changed.
+    """Remove ``metadata.execution`` from every cell of the notebook at ``path`` and join consecutive
+    outputs of the same stream (``stdout``, ``stderr``); return whether the file changed.
 
     :raises FileNotFoundError: no notebook at ``path``.
     """
@@ -30,6 +33,17 @@ def strip_execution_times(path: str) -> bool:
         if "execution" in cell.get("metadata", {}):
             del cell.metadata["execution"]
             changed = True
+        joined = []
+        for output in cell.get("outputs", []):
+            previous = joined[-1] if joined else None
+            if (output.get("output_type") == "stream" and previous is not None
+                    and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+                previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+                changed = True
+            else:
+                joined.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = joined
     if changed:
         nbformat.write(nb, path)
     return changed

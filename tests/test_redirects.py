@@ -99,3 +99,28 @@ def test_redirects_are_written_by_conf_py_from_page_redirects():
     source = (ROOT / "conf.py").read_text()
     assert '"sphinx_reredirects"' in source
     assert (DOCS / conf_literal("redirect_html_template_file")).is_file()
+
+
+def test_renaming_a_page_needs_only_the_redirect_entry_and_no_clean(tmp_path):
+    """Build two pages, rename one as add-a-page.md says, rebuild in the same folder: the old address redirects."""
+    from conftest import copy_project, sphinx_build
+
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Home\n\n```{toctree}\nold-name\n```\n")
+    (docs / "old-name.md").write_text("(moving-page)=\n# A page that will move\n\nSome text for the page.\n")
+    first = sphinx_build(tmp_path)
+    assert first.returncode == 0, first.output[-3000:]
+    assert "moved" not in (first.outdir / "old-name.html").read_text().lower()
+
+    (docs / "old-name.md").rename(docs / "new-name.md")
+    (docs / "index.md").write_text("# Home\n\n```{toctree}\nnew-name\n```\n")
+    conf = tmp_path / "conf.py"
+    text = conf.read_text()
+    assert "page_redirects: dict[str, str] = {" in text, "conf.py no longer writes page_redirects as add-a-page.md shows"
+    conf.write_text(text.replace("page_redirects: dict[str, str] = {",
+                                 'page_redirects: dict[str, str] = {"old-name": "new-name", ', 1))
+    second = sphinx_build(tmp_path)
+    assert second.returncode == 0, second.output[-3000:]
+    old = (second.outdir / "old-name.html").read_text()
+    assert 'http-equiv="refresh" content="0; url=new-name.html"' in old, old[:500]
+    assert (second.outdir / "new-name.html").exists()
