@@ -189,8 +189,9 @@ llms_txt_summary = (
 # tests/test_redirects.py checks that every page that ever existed on main still
 # answers, and that every target is a page.
 page_redirects: dict[str, str] = {}
+# sphinx-reredirects takes the target as an address relative to the old page.
 redirects = {
-    old: "/" + (new.split("#", 1)[0] + ".html" + ("#" + new.split("#", 1)[1] if "#" in new else ""))
+    old: "../" * old.count("/") + new.split("#", 1)[0] + ".html" + ("#" + new.split("#", 1)[1] if "#" in new else "")
     for old, new in page_redirects.items()
 }
 redirect_html_template_file = "_templates/redirect.html"  # relative to docs/
