@@ -42,7 +42,7 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx_copybutton",
     "sphinx_design",
-    "sphinx-mathjax-offline",
+    "mathml",  # math rendered at build time as MathML (no script)
     "sphinxcontrib.bibtex",
     # What readers and crawlers expect of a site (configured under "Site features").
     "sphinxext.opengraph",
@@ -61,6 +61,7 @@ extensions = [
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
     "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)
     "stable_config",  # a rebuild of an unchanged project does not say "The configuration has changed"
@@ -72,6 +73,9 @@ templates_path = ["docs/_templates"]  # paths here are relative to this file
 nitpicky = True
 
 # -- MyST ----------------------------------------------------------------------
+html_math_renderer = "mathml"  # sphinxext/mathml.py
+myst_update_mathjax = False  # no MathJax: MyST need not mark pages for it
+
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
 myst_heading_anchors = 3
 # pin_substitutions (sphinxext/) replaces these before MyST reads a page, in code and front matter too.
