@@ -190,3 +190,13 @@ def test_every_recipe_field_report_is_linked_from_its_section():
     for entry in entries:
         owner = next(slug for slug, text in texts.items() if f"({entry['section']})=" in text)
         assert entry["url"] in section(texts[owner], entry["section"]), entry["url"]
+
+
+def test_every_report_linked_from_a_recipe_page_is_a_field_report():
+    """Each GitHub issue or pull request a recipe page links is recorded in a file of
+    ``docs/_data/field-reports/`` (so its date, version and status are kept in one place)."""
+    recorded = {entry["url"] for _, entry in _reports()}
+    link = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+")
+    for path in sorted(RECIPES.glob("*.md")):
+        for url in sorted(set(link.findall(path.read_text(encoding="utf-8")))):
+            assert url in recorded, f"{path.name}: {url} is in no file of docs/_data/field-reports/"
