@@ -30,13 +30,15 @@ help: ## List the targets.
 
 # The virtual environment is rebuilt, from empty, when it is missing or older than a lock,
 # so it holds exactly what the locks name (tests/test_lock.py checks it).
-$(BIN)/.installed: requirements.lock requirements-pinned.lock
+$(BIN)/.installed: requirements.lock requirements-pinned.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The pins resolve on Python 3.11; $(PYTHON) is " + sys.version.split()[0] + ". Run: make PYTHON=python3.11 ...")'
 	$(PYTHON) -m venv --clear $(VENV)
 	$(BIN)/python $(PIP_INSTALL) -r requirements.lock
 	$(BIN)/python $(PIP_INSTALL) -r requirements-pinned.lock
 	@# ensurepip's setuptools is not in the lock, and nothing here needs it.
 	$(BIN)/python -m pip uninstall --quiet --yes setuptools
+	@# The checker, speccheck/ (pyproject.toml): the one package that is not in a lock.
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
 venv: $(BIN)/.installed ## Create or refresh .venv from the locks (hashes checked).
@@ -86,8 +88,10 @@ lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed o
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)
 
-check-commands: $(BIN)/.installed ## Check commands, Python blocks and configs without a build (PAGES=docs by default).
-	$(BIN)/python tools/check_commands.py $(or $(PAGES),docs)
+# `make check-commands FILE...` (or PAGES=...): the file names after the target are checked, not built.
+CHECK_FILES := $(filter-out check-commands,$(if $(filter check-commands,$(MAKECMDGOALS)),$(MAKECMDGOALS)))
+check-commands: $(BIN)/.installed ## Check commands in FILE... (Markdown, notebooks, shell; docs/ by default); STRICT=1 fails on warnings.
+	$(BIN)/python tools/check_commands.py $(if $(STRICT),--strict) $(or $(CHECK_FILES),$(PAGES),docs)
 
 # The pin, read from requirements-pinned.txt: the only place the version is written.
 PINNED_SGLANG := $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
@@ -107,3 +111,10 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache
+
+# The files named after `make check-commands` are its arguments, not targets.
+ifneq ($(filter check-commands,$(MAKECMDGOALS)),)
+.PHONY: $(CHECK_FILES)
+$(CHECK_FILES):
+	@:
+endif

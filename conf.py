@@ -14,9 +14,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "sphinxext"))
+sys.path.insert(0, str(ROOT / "sphinxext"))  # the project's Sphinx extensions
 
-from pinned import PINNED, check_installed  # noqa: E402  (sphinxext/pinned.py)
+from speccheck.pinned import PINNED, check_installed  # noqa: E402  (the checker package, installed by make venv)
 
 # -- The releases the guide documents (single source: requirements-pinned.txt) --
 check_installed()
@@ -58,9 +58,10 @@ extensions = [
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
-    "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
-    "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
-    "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "pagefind_search",  # the search index (Pagefind, by section), written after the HTML build
+    "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
+    "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
+    "sglang_drift",  # the sglang-drift directive (reference/release-changes.md)
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
     "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)
@@ -121,7 +122,6 @@ html_static_path = ["docs/_static"]
 html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
 # The book theme's sidebar, with the site title inside a landmark (docs/_templates/sidebar-home.html).
 html_sidebars = {"**": ["sidebar-home.html", "icon-links.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
-html_search_scorer = "sphinxext/search_scorer.js"  # title/heading matches of the whole query rank first
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {

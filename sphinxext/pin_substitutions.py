@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from pinned import PINNED
+from speccheck.pinned import PINNED
 
 #: The substitutions: name -> value, from requirements-pinned.txt.
 VALUES: dict[str, str] = {"sglang_version": PINNED["sglang"], "specforge_version": PINNED["specforge"]}

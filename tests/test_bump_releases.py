@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from pinned import PINNED, check_installed
+from speccheck.pinned import PINNED, check_installed
 
 FAKE = "0.99.0"
 OLD = PINNED["sglang"]
@@ -105,7 +105,7 @@ def bumped(tmp_path_factory):
     # Step 2: the new pin; the new release "installed" (on PYTHONPATH instead of `make venv`).
     pins = project / "requirements-pinned.txt"
     pins.write_text(pins.read_text().replace(f"sglang=={OLD}", f"sglang=={FAKE}"))
-    env["PYTHONPATH"] = str(fake)
+    env["PYTHONPATH"] = f"{project}{os.pathsep}{fake}"  # this copy's speccheck reads this copy's pin
 
     # Step 3: the release-changes data, compared from SpecForge's SGLang (here: the old pin, cached).
     make(project, "release-changes", f"SPECFORGE_SGLANG={OLD}", env=env)

@@ -23,8 +23,8 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-import sglang_args
-from server_args_ref import literal_list
+from sglang_options import literal_list
+from speccheck import sglang_args
 
 PARTS = ("summary", "added", "removed", "renamed", "changed")
 
