@@ -134,6 +134,9 @@ def bad_build(tmp_path_factory) -> BuildResult:
 # -- Test tiers ----------------------------------------------------------------------
 
 BROWSER_FIXTURES = {"chromium", "page", "site"}
+# Names whose use means a browser without those fixtures: Playwright itself, and
+# tools/search_eval.py, which drives Chromium through the search page.
+BROWSER_NAMES = {"sync_playwright", "search_eval"}
 # Test files whose builds run through `make`, which the code inspection below cannot see.
 BUILD_FILES = {"test_bump_releases.py"}
 
@@ -179,7 +182,8 @@ def pytest_collection_modifyitems(config, items) -> None:
         definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
         funcs = [getattr(item, "function", None)]
         funcs += [d.func for name in names for d in definitions.get(name, ())]
-        if names & BROWSER_FIXTURES:
+        codes = [c for f in funcs if f is not None for c in _code_objects(f)]
+        if names & BROWSER_FIXTURES or any(BROWSER_NAMES & set(c.co_names) for c in codes):
             item.add_marker(pytest.mark.browser)
         if item.path.name in BUILD_FILES or any(f is not None and starts_a_build(f) for f in funcs):
             item.add_marker(pytest.mark.build)
