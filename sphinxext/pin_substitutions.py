@@ -11,39 +11,13 @@ front matter, code blocks and notebook cells, and the version is written only in
 An inline code span holding nothing but the reference, `` `{{ sglang_version }}` ``,
 is left as it is: that is how the contributing pages show what to type.
 
-``tools/check_commands.py`` (the pre-commit hook) checks the same substituted text
-through :func:`substitute`.
+``speccheck.check_file`` (``make check-commands``, the pre-commit hook) checks the same
+substituted text through :func:`speccheck.pinned.substitute`.
 """
 
 from __future__ import annotations
 
-import re
-
-from speccheck.pinned import PINNED
-
-#: The substitutions: name -> value, from requirements-pinned.txt.
-VALUES: dict[str, str] = {"sglang_version": PINNED["sglang"], "specforge_version": PINNED["specforge"]}
-
-_NAMES = "|".join(map(re.escape, VALUES))
-_REFERENCE = r"\{\{\s*(" + _NAMES + r")\s*\}\}"
-# An inline code span that only shows the syntax, or a reference to replace.
-_TOKEN = re.compile(rf"(`{_REFERENCE}`)|{_REFERENCE}")
-
-
-def substitute(text: str, values: dict[str, str] = VALUES) -> str:
-    """``text`` with each ``{{ name }}`` of ``values`` replaced by its value.
-
-    :param text: a page's source (Markdown, or a notebook's JSON: the values hold no
-        character that JSON escapes).
-    :returns: the text; a code span that is exactly `` `{{ name }}` `` is kept.
-    """
-
-    def replace(match: re.Match) -> str:
-        if match.group(1):
-            return match.group(1)
-        return values[match.group(3)]
-
-    return _TOKEN.sub(replace, text)
+from speccheck.pinned import substitute
 
 
 def _source_read(app, docname: str, source: list[str]) -> None:
