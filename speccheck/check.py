@@ -74,7 +74,7 @@ def not_runnable(module: str) -> str | None:
     :param module: a dotted name in ``sglang`` or ``specforge``.
 
     A module runs when it is a ``.py`` file, or a package with a ``__main__.py``;
-    SpecForge 0.2.0 has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
+    The pinned SpecForge has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
     """
     top, *rest = module.split(".")
     base = _package_dir(top)
