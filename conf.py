@@ -65,6 +65,10 @@ extensions = [
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
     "sglang_drift",  # the sglang-drift directive (reference/release-changes.md)
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
+    "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
+    "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)
+    "stable_config",  # a rebuild of an unchanged project does not say "The configuration has changed"
+    "sphinx_reredirects",  # pages that moved keep answering at their old address (redirects below)
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
@@ -77,6 +81,7 @@ myst_update_mathjax = False  # no MathJax: MyST need not mark pages for it
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
 myst_heading_anchors = 3
+# pin_substitutions (sphinxext/) replaces these before MyST reads a page, in code and front matter too.
 myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}
 
 # -- Citations: one BibTeX file, one bibliography page -------------------------
@@ -172,7 +177,8 @@ notfound_context = {
 # sphinx-last-updated-by-git: each page's "Last updated" is its last commit. A copy of the
 # sources without Git history (a tarball, the tests' temporary builds) builds without dates.
 if (ROOT / ".git").exists():
-    extensions.append("sphinx_last_updated_by_git")
+    # fresh_git_dates (sphinxext/): a page committed after it was built is dated again.
+    extensions += ["sphinx_last_updated_by_git", "fresh_git_dates"]
 else:
     html_last_updated_fmt = None
 git_last_updated_timezone = "UTC"
@@ -182,6 +188,21 @@ llms_txt_summary = (
     "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "
     f"with SGLang {sglang_version}, and how to train draft models with SpecForge {specforge_version}."
 )
+
+# -- Redirects: a page that moved keeps answering at its old address ------------
+# Renaming or moving a page: add "old docname": "new docname" here (docnames are paths
+# under docs/ without the suffix; "new#anchor" points into a page). sphinx-reredirects
+# writes a small page at the old address that sends the reader on (docs/_templates/
+# redirect.html), over any stale copy in the build folder, so no `make clean` is needed.
+# tests/test_redirects.py checks that every page that ever existed on main still
+# answers, and that every target is a page.
+page_redirects: dict[str, str] = {}
+# sphinx-reredirects takes the target as an address relative to the old page.
+redirects = {
+    old: "../" * old.count("/") + new.split("#", 1)[0] + ".html" + ("#" + new.split("#", 1)[1] if "#" in new else "")
+    for old, new in page_redirects.items()
+}
+redirect_html_template_file = "_templates/redirect.html"  # relative to docs/
 
 # -- make linkcheck: every external link (needs a network; not part of make test) --
 linkcheck_ignore = [

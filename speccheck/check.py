@@ -74,7 +74,7 @@ def not_runnable(module: str) -> str | None:
     :param module: a dotted name in ``sglang`` or ``specforge``.
 
     A module runs when it is a ``.py`` file, or a package with a ``__main__.py``;
-    SpecForge 0.2.0 has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
+    The pinned SpecForge has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
     """
     top, *rest = module.split(".")
     base = _package_dir(top)
@@ -495,8 +495,10 @@ def check_source(text: str, suffix: str, path: str | None = None) -> list[Diagno
 
 def check_file(path: str | Path) -> list[Diagnostic]:
     """All problems of a Markdown page, notebook or shell script (any other file is read as shell)."""
+    from speccheck.pinned import substitute  # {{ sglang_version }} reads as the build reads it
+
     path = Path(path)
-    return check_source(path.read_text(encoding="utf-8"), path.suffix, str(path))
+    return check_source(substitute(path.read_text(encoding="utf-8")), path.suffix, str(path))
 
 
 _NEEDS_PARSERS = re.compile(r"\b(?:sglang|specforge)\b|`--speculative-")  # lower case: commands, not prose

@@ -9,14 +9,14 @@ question or error line finds the section that answers it.
 
 What this extension does:
 
-- on every page, moves each section's ``id`` from ``<section>`` onto its
-  heading (``<section id="x"><h2>`` becomes ``<section><h2 id="x">``): Pagefind
-  makes a sub-result only for headings with an ``id``, and links keep working
-  because the anchor is the same; no byte is added to any page;
-- after a successful HTML build, runs Pagefind on the content pages
-  (:data:`CONTENT_GLOB`), indexing only the article (:data:`ROOT_SELECTOR`),
-  into ``pagefind/`` in the output. Nothing is loaded by a page until the reader
-  opens ``search.html``.
+- after a successful HTML build, runs Pagefind on a scratch copy of the content
+  pages (:data:`CONTENT_GLOB`), indexing only the article (:data:`ROOT_SELECTOR`),
+  into ``pagefind/`` in the output. In the copy each section's ``id`` sits on its
+  heading (``<section id="x"><h2>`` becomes ``<section><h2 id="x">``), so the index
+  records where each section starts and what its heading says; the anchors are
+  the same, so results link to the published sections. The published pages are
+  not changed, and nothing is loaded by a page until the reader opens
+  ``search.html``.
 
 :raises sphinx.errors.ExtensionError: when Pagefind fails (its output is in the message).
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -54,11 +55,6 @@ def ids_on_headings(body: str) -> str:
     return _SECTION_HEADING.sub(lambda m: f'<section>{m["spans"]}<h{m["level"]} id="{m["id"]}">', body)
 
 
-def move_ids(app, pagename, templatename, context, doctree) -> None:
-    if "body" in context:
-        context["body"] = ids_on_headings(context["body"])
-
-
 def run_pagefind(outdir: str | Path) -> str:
     """Index the built site with Pagefind into ``<outdir>/pagefind``.
 
@@ -66,7 +62,20 @@ def run_pagefind(outdir: str | Path) -> str:
     :returns: Pagefind's report (its last lines: pages and words indexed).
     :raises ExtensionError: Pagefind is not installed or exits non-zero.
     """
-    cmd = [sys.executable, "-m", "pagefind", "--site", str(outdir), "--glob", CONTENT_GLOB,
+    outdir = Path(outdir)
+    with tempfile.TemporaryDirectory() as scratch:
+        for page in outdir.rglob("*.html"):
+            rel = page.relative_to(outdir)
+            if rel.parts[0].startswith("_") or rel.parts[0] == "pagefind":
+                continue
+            copy = Path(scratch) / rel
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_text(ids_on_headings(page.read_text(encoding="utf-8")), encoding="utf-8")
+        return _pagefind(scratch, outdir / "pagefind")
+
+
+def _pagefind(site: str, output: Path) -> str:
+    cmd = [sys.executable, "-m", "pagefind", "--site", site, "--output-path", str(output), "--glob", CONTENT_GLOB,
            "--root-selector", ROOT_SELECTOR, "--exclude-selectors", EXCLUDE_SELECTORS, "--keep-index-url", "--quiet"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -84,6 +93,5 @@ def index_site(app, exception) -> None:
 
 
 def setup(app):
-    app.connect("html-page-context", move_ids, priority=800)
     app.connect("build-finished", index_site)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

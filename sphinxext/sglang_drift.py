@@ -2,7 +2,7 @@
 
 Usage in a MyST page::
 
-    ```{sglang-drift} ../_data/sglang-drift-0.5.14-0.5.23.json
+    ```{sglang-drift} ../_data/sglang-drift.json
     :part: added
     ```
 

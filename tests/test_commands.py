@@ -290,7 +290,7 @@ def test_the_deprecated_benchmark_module_path_is_reported_and_still_checked():
 
 
 def test_installing_or_cloning_specforge_is_not_a_specforge_command():
-    page = ("```bash\npip install specforge==0.2.0\ngit clone https://github.com/sgl-project/specforge\n"
+    page = ("```bash\npip install specforge==9.9.9\ngit clone https://github.com/sgl-project/specforge\n"
             "cd specforge\n```\n")
     assert shell.find_commands(shell.markdown_blocks(page)[0]) == []
 
@@ -302,7 +302,7 @@ def test_a_python_argv_list_starting_with_sys_executable_is_checked():
 
 
 def test_a_path_through_a_folder_named_specforge_is_not_a_specforge_command():
-    page = ('```bash\npython3 -m venv ~/venvs/specforge\n~/venvs/specforge/bin/pip install "specforge==0.2.0"\n'
+    page = ('```bash\npython3 -m venv ~/venvs/specforge\n~/venvs/specforge/bin/pip install "specforge==9.9.9"\n'
             "```\n")
     assert shell.find_commands(shell.markdown_blocks(page)[0]) == []
 

@@ -32,6 +32,9 @@ export function queryWords(query) {
 
 const K1 = 1.2;
 const B = 0.75;
+// A query word in the section's heading or the page title adds this share of its idf:
+// a section titled with the reader's words is about them.
+const HEADING_BOOST = 0.5;
 
 // Anchors that start a section a result can link to: headings, definition-list terms
 // (glossary entries, server options) and the entries of the error-message reference.
@@ -105,7 +108,7 @@ export async function rankSections(pagefind, query) {
           entry = { pageId: id, data, section: sec, terms: [], locations: new Set(), best: null };
           found.set(key, entry);
         }
-        entry.terms.push([idf, hit.tf]);
+        entry.terms.push([idf, hit.tf, words[i]]);
         hit.locations.forEach((l) => entry.locations.add(l));
         if (!entry.best || idf > entry.best.idf) entry.best = { idf, location: hit.locations[0] };
       }
@@ -116,7 +119,10 @@ export async function rankSections(pagefind, query) {
   const average = entries.reduce((sum, e) => sum + lengthOf(e), 0) / Math.max(entries.length, 1);
   for (const entry of entries) {
     const norm = K1 * (1 - B + (B * lengthOf(entry)) / average);
-    entry.score = entry.terms.reduce((sum, [idf, tf]) => sum + (idf * tf * (K1 + 1)) / (tf + norm), 0)
+    const heading = queryWords(`${entry.section.title} ${entry.data.meta.title}`);
+    const inHeading = (word) => heading.some((h) => h.startsWith(word) || word.startsWith(h));
+    entry.score = entry.terms.reduce((sum, [idf, tf, word]) => sum + (idf * tf * (K1 + 1)) / (tf + norm)
+      + (inHeading(word) ? HEADING_BOOST * idf : 0), 0)
       + (wholePages.has(entry.pageId) ? 1 : 0);
   }
   entries.sort((a, b) => b.score - a.score);
