@@ -190,7 +190,18 @@ def _remember(app, env, docnames) -> None:
 
 
 def setup(app):
-    """Wrap nbsphinx's exporter and Markdown conversion; the cache folder is set when reading starts."""
+    """Wrap nbsphinx's exporter and Markdown conversion; the cache folder is set when reading starts.
+
+    :raises sphinx.errors.ExtensionError: jupytext is not installed. nbsphinx would otherwise
+        read every ``.myst`` notebook as reStructuredText and report dozens of odd errors.
+    """
+    import importlib.util
+
+    from sphinx.errors import ExtensionError
+
+    if importlib.util.find_spec("jupytext") is None:
+        raise ExtensionError("jupytext is not installed, so the notebooks (.myst, jupytext MyST) cannot be read: "
+                             "run `make venv` (requirements.txt pins jupytext)", modname=__name__)
     nbsphinx.Exporter.from_notebook_node = from_notebook_node_cached
     nbsphinx.markdown2rst = markdown2rst_cached  # looked up by name when an Exporter is made
     app.connect("env-before-read-docs", _remember)
