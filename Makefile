@@ -12,7 +12,7 @@ SPHINX    := $(BIN)/python -m sphinx
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift linkcheck
+.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift flag-history linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -71,6 +71,10 @@ TO   ?= $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
 sglang-drift: $(BIN)/.installed ## Compare the speculative flags of two SGLang releases (FROM=0.5.14 TO=pinned); writes docs/_data.
 	$(BIN)/python tools/sglang_drift.py --from $(FROM) --to $(TO) --cache $(BUILDDIR)/sglang-releases \
 	  --json docs/_data/sglang-drift-$(FROM)-$(TO).json
+
+# Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
+flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.
+	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache

@@ -61,6 +61,7 @@ extensions = [
     "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "check_command_page",  # data of the "Check a command" page, written into _static at build time
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
