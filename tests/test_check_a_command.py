@@ -118,8 +118,12 @@ def python_check(text: str) -> list[Finding] | None:
     args = command_check.sglang_argv(cmd.entry, cmd.args)
     parser = sglang_args.pinned_parser().parser
     found: list[Finding] = []
+    notes: dict[str, Finding] = {}  # abbreviated and deprecated flags, from every round
     for _ in range(100):
         parsed = command_check.parse(parser, args)
+        for note in parsed.notes:
+            flag = re.match(r"--[\w-]+", note)
+            notes.setdefault(note, Finding(note, flag.group(0) if flag else None))
         if not parsed.error:
             break
         error = parsed.error
@@ -152,11 +156,9 @@ def python_check(text: str) -> list[Finding] | None:
         break
     else:
         raise AssertionError(f"the parser kept refusing {text!r}")
-    notes = [Finding(n, re.match(r"(--[\w-]+)", n).group(1) if re.match(r"--[\w-]+", n) else None)
-             for n in parsed.notes]
     rules = [] if parsed.unresolved else [Finding(str(v), _first_flag(v.message))
                                           for v in spec_rules.check(parsed.namespace, parsed.given)]
-    return found + notes + rules
+    return found + list(notes.values()) + rules
 
 
 def _first_flag(message: str) -> str | None:
@@ -273,6 +275,16 @@ def variations(base: list[str]) -> list[tuple[str, str]]:
         add("extra", words + extra)
         for algo in ("STANDALONE", "NGRAM", "DFLASH"):
             add(f"extra-{algo}", [w if w != "EAGLE3" else algo for w in words] + extra)
+    for extra in (["--tp", "2"], ["--tp", "two"], ["--speculative-num-step", "3"], ["--page-size=abc"],
+                  ["--disable-overlap-schedule=1"], ["--attention-backend", "bogus"], ["--speculative-eagle-topk", "-1"],
+                  ["--mem-fraction-static", "1e-1"], ["--cuda-graph-bs-decode", "1", "2", "4"],
+                  ["--cuda-graph-bs-decode"], ["--speculative-draft", "x"], ["--enable-dp-attention"],
+                  ["--disable-cuda-graph"], ["stray-word"], ["--port", "$PORT"], ["$EXTRA_ARGS"],
+                  ["--speculative-num-steps", "${STEPS}"]):
+        add("parser", words + extra)
+    for k, (_, text) in enumerate(out[:40]):  # as pasted: over several lines, with an environment prefix
+        command = text.replace(" --", " \\\n  --")
+        out.append((f"generated:multiline:{k}", f"SGLANG_ENABLE_SPEC_V2=1 CUDA_VISIBLE_DEVICES=0 {command}"))
     for model in ("deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-8B", "some-org/unknown-model"):
         add("no-draft", [LLAMA.split()[0], model, "--speculative-algorithm", "EAGLE"])
     return out
@@ -509,22 +521,37 @@ def _events(name: str, section: str = "flags") -> list[tuple[str, str]]:
     return [(e["release"], e["change"]) for e in _history()[section][name]["events"]]
 
 
-# Facts read by hand from two wheels (0.4.10 and 0.5.23, unpacked with `unzip`): see the report of
-# issue 15. In 0.4.10, sglang/srt/server_args.py declares --speculative-algorithm with
-# choices=["EAGLE", "EAGLE3", "NEXTN"] and has --cuda-graph-max-bs; 0.5.23 has no
-# --cuda-graph-max-bs but --cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill, and
-# --speculative-algorithm takes any string (no choices).
+def _choices_at(flag: str, release: str) -> list[str] | None:
+    """The choices of ``flag`` in ``release``, replayed from its ``choices`` events."""
+    data = _history()
+    order = {r: k for k, r in enumerate(data["releases"])}
+    events = [e for e in data["flags"][flag]["events"] if e["change"] == "choices"]
+    before = [e for e in events if order[e["release"]] <= order[release]]
+    after = [e for e in events if order[e["release"]] > order[release]]
+    return before[-1]["to"] if before else after[0]["from"] if after else None
+
+
+# Facts read by hand from the wheels (unzip, then grep sglang/srt/server_args.py):
+# - 0.4.0 declares --cuda-graph-max-bs and no option whose name contains "speculative";
+# - 0.4.10 declares --speculative-algorithm with choices=["EAGLE", "EAGLE3", "NEXTN"]
+#   and still has --cuda-graph-max-bs;
+# - 0.5.23 (the pin) has no --cuda-graph-max-bs, but --cuda-graph-max-bs-decode and
+#   --cuda-graph-max-bs-prefill, and --speculative-algorithm takes any string (no choices).
+
+
+def test_the_flag_history_agrees_with_the_0_4_0_wheel():
+    data = _history()
+    assert data["releases"][0] == "0.4.0"
+    assert _events("--cuda-graph-max-bs")[0] == ("0.4.0", "added")
+    early = [n for n, h in data["flags"].items() if "speculative" in n and h["events"][0]["release"] == "0.4.0"]
+    assert not early, early
 
 
 def test_the_flag_history_agrees_with_the_0_4_10_wheel():
-    data = _history()
-    assert "0.4.10" in data["releases"]
-    first = data["releases"][0]
-    assert (first, "added") in _events("--cuda-graph-max-bs")
-    choice_events = [e for e in data["flags"]["--speculative-algorithm"]["events"] if e["change"] == "choices"]
-    before = [e for e in choice_events if e["release"] <= "0.4.10" or e["release"].startswith("0.4.")]
-    after = [e for e in choice_events if e not in before]
-    assert after and after[0]["from"] == ["EAGLE", "EAGLE3", "NEXTN"]
+    assert "0.4.10" in _history()["releases"]
+    assert sorted(_choices_at("--speculative-algorithm", "0.4.10")) == ["EAGLE", "EAGLE3", "NEXTN"]
+    assert not any(change in ("removed", "split") and _history()["releases"].index(r) <=
+                   _history()["releases"].index("0.4.10") for r, change in _events("--cuda-graph-max-bs"))
 
 
 def test_the_flag_history_agrees_with_the_0_5_23_wheel():
@@ -532,5 +559,4 @@ def test_the_flag_history_agrees_with_the_0_5_23_wheel():
     assert events[-1]["change"] == "split"
     assert events[-1]["into"] == ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]
     assert _events("--cuda-graph-max-bs-decode")[0] == (events[-1]["release"], "added")
-    last_choices = [e for e in _history()["flags"]["--speculative-algorithm"]["events"] if e["change"] == "choices"]
-    assert last_choices[-1]["to"] is None
+    assert _choices_at("--speculative-algorithm", "0.5.23") is None

@@ -230,7 +230,7 @@
       }
       var values = [], bad = false, nargs = o.nargs;
       if (nargs === 0) {
-        if (explicit !== null) { err(flag, "value", "argument " + flag + ": ignored explicit argument '" + explicit + "'"); continue; }
+        if (explicit !== null) { err(o.flags[0], "value", "argument " + o.flags.join("/") + ": ignored explicit argument '" + explicit + "'"); continue; }
         ns[o.dest] = o.const; given[o.dest] = true; seen[o.dest] = true;
         continue;
       }
@@ -240,12 +240,12 @@
         var want = typeof nargs === "number" ? nargs : 1;
         while (values.length < want && i < argv.length && !optionLike(argv[i])) values.push(argv[i++]);
         if (values.length < want && nargs !== "?") {
-          err(flag, "value", "argument " + flag + ": expected " + (want === 1 ? "one argument" : want + " arguments") + ".");
+          err(o.flags[0], "value", "argument " + o.flags.join("/") + ": expected " + (want === 1 ? "one argument" : want + " arguments") + ".");
           continue;
         }
       } else {
         while (i < argv.length && !optionLike(argv[i])) values.push(argv[i++]);
-        if (!values.length && nargs === "+") { err(flag, "value", "argument " + flag + ": expected at least one argument."); continue; }
+        if (!values.length && nargs === "+") { err(o.flags[0], "value", "argument " + o.flags.join("/") + ": expected at least one argument."); continue; }
       }
       if (nargs === "?" && !values.length) { ns[o.dest] = o.const; given[o.dest] = true; seen[o.dest] = true; continue; }
       var variable = values.some(function (v) { return VARIABLE_RE.test(v); });
@@ -253,9 +253,9 @@
       for (var k = 0; k < values.length; k++) {
         var text = VARIABLE_RE.test(values[k]) ? standIn(o) : values[k];
         var got = convert(o, text);
-        if (got.error) { err(flag, "value", "argument " + flag + ": " + got.error + "."); bad = true; break; }
+        if (got.error) { err(o.flags[0], "value", "argument " + o.flags.join("/") + ": " + got.error + "."); bad = true; break; }
         if (o.choices && o.choices.indexOf(String(got.value)) < 0 && o.choices.indexOf(text) < 0) {
-          err(flag, "value", "argument " + flag + ": invalid choice: '" + text + "' (choose from " + codeList(o.choices) + ").");
+          err(o.flags[0], "value", "argument " + o.flags.join("/") + ": invalid choice: '" + text + "' (choose from " + codeList(o.choices) + ").");
           bad = true; break;
         }
         parsed.push(got.value);
