@@ -119,26 +119,36 @@ def followed(option: dict) -> bool:
             or any(n in COMPANION_FLAGS or COMPANION_PATTERN.match(n) for n in names))
 
 
-def env_names(site: Path) -> dict[str, str | None]:
-    """``{SGLANG_* name: default as text or None}`` of the variables the release's speculative code names."""
+def env_names(site: Path) -> tuple[set[str], dict[str, str | None]]:
+    """The release's speculative ``SGLANG_*`` variables, and every ``SGLANG_*`` name its code mentions.
+
+    :returns: ``(speculative, everywhere)``: ``speculative`` holds the names written in
+        the speculative code (:data:`ENV_FILES`) or whose name says they are about
+        speculative decoding (:data:`SPEC_ENV_RE`, anywhere in ``sglang/srt``);
+        ``everywhere`` maps every ``SGLANG_*`` name in any ``.py`` file of the package
+        to its default as declared in ``sglang/srt/environ.py`` (text), or ``None``.
+    """
     pkg = site / "sglang"
-    names: set[str] = set()
-    for rel in ENV_FILES:
-        path = pkg / rel
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else []
-        for file in files:
-            names.update(ENV_RE.findall(file.read_text(encoding="utf-8", errors="replace")))
-    for file in sorted((pkg / "srt").rglob("*.py")):
-        names.update(SPEC_ENV_RE.findall(file.read_text(encoding="utf-8", errors="replace")))
+    speculative: set[str] = set()
+    everywhere: set[str] = set()
+    spec_paths = [pkg / rel for rel in ENV_FILES]
+    for file in sorted(pkg.rglob("*.py")):
+        text = file.read_text(encoding="utf-8", errors="replace")
+        found = set(ENV_RE.findall(text))
+        everywhere |= found
+        if any(file == p or p in file.parents for p in spec_paths):
+            speculative |= found
+        elif pkg / "srt" in file.parents:
+            speculative.update(SPEC_ENV_RE.findall(text))
     defaults: dict[str, str | None] = {}
     environ = pkg / "srt" / "environ.py"
     if environ.is_file():
         for node in ast.walk(ast.parse(environ.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and node.targets[0].id in names and isinstance(node.value, ast.Call)):
+                    and node.targets[0].id.startswith("SGLANG_") and isinstance(node.value, ast.Call)):
                 args = node.value.args
                 defaults[node.targets[0].id] = ast.unparse(args[0]) if args else None
-    return {n: defaults.get(n) for n in sorted(names)}
+    return speculative, {n: defaults.get(n) for n in sorted(everywhere)}
 
 
 # A value the AST reading could not work out (a computed default or choice list): never compared.
@@ -247,7 +257,8 @@ def snapshot(version: str, cache: Path) -> dict | None:
         if followed(option):
             for name in (option["name"], *option["aliases"]):
                 flags[name] = option
-    return {"flags": flags, "env": env_names(site), "method": method}
+    speculative, everywhere = env_names(site)
+    return {"flags": flags, "env_speculative": speculative, "env": everywhere, "method": method}
 
 
 def _choices(option: dict) -> list[str] | str | None:
@@ -261,11 +272,22 @@ def _differ(old, new) -> bool:
 
 
 def history(snapshots: dict[str, dict]) -> dict:
-    """The events of every flag and variable across ``snapshots`` (``{release: snapshot}``, oldest first)."""
+    """The events of every flag and variable across ``snapshots`` (``{release: snapshot}``, oldest first).
+
+    A variable is followed when some release's speculative code names it; it is
+    present in a release whose code names it anywhere, so ``removed`` means that no
+    code of the release mentions it any more.
+    """
+    followed_env = set().union(*(snap["env_speculative"] for snap in snapshots.values()))
+    snapshots = {r: {**snap, "env": {n: d for n, d in snap["env"].items() if n in followed_env}}
+                 for r, snap in snapshots.items()}
     flags: dict[str, list[dict]] = {}
     env: dict[str, list[dict]] = {}
     before: dict | None = None
+    seen_with: dict[str, set[str]] = {}  # flag -> the flags of the release it first appeared in
     for release, snap in snapshots.items():
+        for name in snap["flags"]:
+            seen_with.setdefault(name, set(snap["flags"]))
         now = snap["flags"]
         if before is None:
             for name in now:
@@ -279,8 +301,10 @@ def history(snapshots: dict[str, dict]) -> dict:
         new = [n for n in now if n not in old]
         taken: set[str] = set()
         for name in gone:
-            extensions = [n for n in new if n.startswith(name + "-")]
-            same_field = [n for n in new if now[n]["dest"] == old[name]["dest"] and now[n]["name"] == n]
+            # Flags that extend the name and arrived after it, in this release or earlier.
+            extensions = [n for n in now if n.startswith(name + "-") and n not in seen_with[name]]
+            same_field = [n for n in new if now[n]["dest"] == old[name]["dest"] and now[n]["name"] == n
+                          and n not in taken]
             if len(extensions) >= 2:
                 flags[name].append({"release": release, "change": "split", "into": sorted(extensions)})
                 taken.update(extensions)
