@@ -86,6 +86,8 @@ def option_table(parser: argparse.ArgumentParser) -> list[dict]:
             continue
         kind = "str" if action.type is None else getattr(action.type, "__name__", type(action.type).__name__)
         choices = None if action.choices is None else [str(c) for c in action.choices]
+        if isinstance(action.choices, (set, frozenset)):  # no order of its own: sorted, so every build is the same
+            choices.sort()
         out.append({
             "flags": sorted(action.option_strings, key=lambda s: not s.startswith("--")),
             "dest": action.dest,

@@ -166,14 +166,24 @@ def _first_flag(message: str) -> str | None:
     return m.group(0) if m else None
 
 
+def speccheck_check():
+    """``speccheck.check_command`` when that package (another part of the project) is importable, else ``None``.
+
+    ``speccheck/`` without its code (only ``speccheck/data/``) imports as an empty
+    namespace package, which does not count.
+    """
+    try:
+        import speccheck
+    except ImportError:
+        return None
+    return getattr(speccheck, "check_command", None)
+
+
 def python_verdict(text: str) -> tuple[bool, set[str]] | None:
     """``(has an error, the flags its errors name)`` from the Python check; ``None`` when there is no command."""
-    try:
-        import speccheck  # another part of the project; preferred when it exists
-    except ImportError:
-        speccheck = None
-    if speccheck is not None:
-        diagnostics = speccheck.check_command(text)
+    check_command = speccheck_check()
+    if check_command is not None:
+        diagnostics = check_command(text)
         if diagnostics is None:
             return None
         errors = [d for d in diagnostics if d.severity == "error"]
@@ -437,11 +447,7 @@ PENDING_IN_PYTHON = {"unknown-algorithm", "topk-backends-forced", "ngram-page-fo
 
 
 def _speccheck_importable() -> bool:
-    try:
-        import speccheck  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return speccheck_check() is not None
 
 
 def test_the_page_and_the_python_check_agree_on_at_least_300_commands(checker, capsys):
@@ -537,6 +543,8 @@ def _choices_at(flag: str, release: str) -> list[str] | None:
 #   and still has --cuda-graph-max-bs;
 # - 0.5.23 (the pin) has no --cuda-graph-max-bs, but --cuda-graph-max-bs-decode and
 #   --cuda-graph-max-bs-prefill, and --speculative-algorithm takes any string (no choices).
+#   Read the same way: 0.5.14 is the first release declaring --cuda-graph-max-bs-decode and
+#   -prefill next to --cuda-graph-max-bs, and 0.5.20 the first without --cuda-graph-max-bs.
 
 
 def test_the_flag_history_agrees_with_the_0_4_0_wheel():
@@ -558,5 +566,6 @@ def test_the_flag_history_agrees_with_the_0_5_23_wheel():
     events = _history()["flags"]["--cuda-graph-max-bs"]["events"]
     assert events[-1]["change"] == "split"
     assert events[-1]["into"] == ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]
-    assert _events("--cuda-graph-max-bs-decode")[0] == (events[-1]["release"], "added")
+    assert events[-1]["release"] == "0.5.20"
+    assert _events("--cuda-graph-max-bs-decode")[0] == ("0.5.14", "added")
     assert _choices_at("--speculative-algorithm", "0.5.23") is None
