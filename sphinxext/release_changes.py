@@ -197,7 +197,7 @@ class FlagHistory(SphinxDirective):
         else:
             spec = part == "flags"
             items = {n: e for n, e in data["flags"].items() if ("speculative" in n) == spec}
-        rows = []
+        rows = nodes.bullet_list(classes=["flag-history"])
         for name, entry in items.items():
             events = entry["events"]
             if part == "companions" and events == [{"release": releases[0], "change": "added"}]:
@@ -209,11 +209,12 @@ class FlagHistory(SphinxDirective):
                         what.append(nodes.Text("; "))
                     what += _event_text(event, releases[0])
             cell = _flag(name, linkable) if part != "env" else nodes.literal(text=name)
-            rows.append([[cell], what])
-        if not rows:
+            # SGLang's names as written: no "--" -> en dash.
+            rows += nodes.list_item("", nodes.paragraph("", "", cell, nodes.Text(": "), *what,
+                                                        support_smartquotes=False))
+        if not len(rows):
             return [nodes.paragraph(text="None.")]
-        title = "Environment variable" if part == "env" else "Flag"
-        return [_table([title, "History"], rows, [35, 65])]
+        return [rows]
 
 
 def setup(app):

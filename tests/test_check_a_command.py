@@ -352,8 +352,8 @@ def test_the_old_cuda_graph_flag_names_both_new_flags_and_the_release(checker):
     assert "--cuda-graph-max-bs-decode" in shown and "--cuda-graph-max-bs-prefill" in shown
     split = [e for e in _history()["flags"]["--cuda-graph-max-bs"]["events"] if e["change"] == "split"]
     assert split, "the flag history does not record the split of --cuda-graph-max-bs"
-    assert f"split into --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill in SGLang {split[0]['release']}" \
-        in shown.replace("`", "")
+    assert f"split into --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill in sglang {split[0]['release']}" \
+        in shown.replace("`", "").lower()
 
 
 def test_one_tree_knob_alone_asks_for_all_three_or_none(checker):

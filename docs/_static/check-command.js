@@ -166,9 +166,9 @@
   function historyNote(flag) {
     var e = historyOf(flag);
     if (!e) return "";
-    if (e.change === "split") return " It was split into " + codeList(e.into) + " in SGLang " + e.release + ": use those.";
-    if (e.change === "renamed") return " It was renamed to `" + e.to + "` in SGLang " + e.release + ".";
-    if (e.change === "removed") return " It was removed in SGLang " + e.release + ".";
+    if (e.change === "split") return " Split into " + codeList(e.into) + " in SGLang " + e.release + ": use those.";
+    if (e.change === "renamed") return " Renamed to `" + e.to + "` in SGLang " + e.release + ": use that.";
+    if (e.change === "removed") return " Removed in SGLang " + e.release + ": drop it.";
     return "";
   }
 
@@ -205,10 +205,10 @@
       if (!o) {
         var matches = ALL_FLAGS.filter(function (f) { return f.indexOf(flag) === 0; });
         if (flag.indexOf("--") === 0 && matches.length > 1) {
-          var note = historyNote(flag);
-          err(flag, "ambiguous", "`" + flag + "` is not a flag of SGLang " + D.version + "; the parser stops with " +
-              "\"ambiguous option\" because it could start " + codeList(matches) + "." + note,
-              note ? "renamed" : "parser");
+          var note = historyNote(flag).trim();
+          err(flag, "ambiguous", (note ? "`" + flag + "`: " + note + " " : "`" + flag + "` is not a flag of SGLang " +
+              D.version + ". ") + "SGLang " + D.version + "'s parser stops with \"ambiguous option\", because " +
+              "it could start " + codeList(matches) + ".", note ? "renamed" : "parser");
           i = explicit === null ? skipValues(i) : i;
           continue;
         }
@@ -558,8 +558,8 @@
       var last = h && h.events.length ? h.events[h.events.length - 1] : null;
       if (last && last.change === "removed") {
         out.push({ severity: "warning", flag: pair[0], rule: "env-removed", link: D.links.renamed || null,
-                   message: "`" + pair[0] + "` is no longer read by SGLang " + D.version + "'s speculative code " +
-                            "(last seen before " + last.release + "): setting it changes nothing." });
+                   message: "SGLang " + D.version + " does not read `" + pair[0] + "`: it is gone from SGLang's " +
+                            "code since " + last.release + ", so setting it changes nothing." });
       }
     });
     return out;
