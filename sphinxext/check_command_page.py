@@ -133,7 +133,7 @@ def _forced_page_sizes(func: ast.FunctionDef) -> list[dict]:
         for node in ast.walk(stmt):
             if isinstance(node, ast.If) and node is not stmt and isinstance(node.test, ast.Compare):
                 comp = node.test.comparators[0]
-                if isinstance(node.test.ops[0], ast.NotIn):
+                if isinstance(node.test.ops[0], ast.NotIn):  # codespell:ignore
                     allowed = [e.value for e in comp.elts]
                 elif isinstance(node.test.ops[0], ast.NotEq):
                     allowed = [comp.value]

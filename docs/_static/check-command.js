@@ -62,7 +62,7 @@
       } else if (c === "#" && word === null) {
         break;
       } else if (";&|()".indexOf(c) >= 0 || ((c === ">" || c === "<") && word === null)) {
-        push(); words.push({ op: c }); 
+        push(); words.push({ op: c });
       } else if (c === ">" && /^\d*$/.test(word || "")) {
         word = null; words.push({ op: c });
       } else {
