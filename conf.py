@@ -42,7 +42,7 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx_copybutton",
     "sphinx_design",
-    "sphinx-mathjax-offline",
+    "mathml",  # math rendered at build time as MathML (no script)
     "sphinxcontrib.bibtex",
     # What readers and crawlers expect of a site (configured under "Site features").
     "sphinxext.opengraph",
@@ -62,6 +62,7 @@ extensions = [
     "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
     "release_changes",  # the sglang-drift directive (reference/release-changes.md)
     "check_command_page",  # data of the "Check a command" page, written into _static at build time
+    "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
@@ -69,6 +70,9 @@ templates_path = ["docs/_templates"]  # paths here are relative to this file
 nitpicky = True
 
 # -- MyST ----------------------------------------------------------------------
+html_math_renderer = "mathml"  # sphinxext/mathml.py
+myst_update_mathjax = False  # no MathJax: MyST need not mark pages for it
+
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
 myst_heading_anchors = 3
 myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}

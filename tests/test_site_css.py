@@ -23,7 +23,7 @@ SAMPLES = {
     "grid cards (sphinx-design)": lambda html: "sd-card" in html,
     "code blocks and admonitions": lambda html: 'class="highlight' in html and "admonition" in html,
     "an executed notebook": lambda html: "nbinput" in html,
-    "math": lambda html: "MathJax" in html and "math notranslate" in html,
+    "math": lambda html: "<math " in html and "math notranslate" in html,
 }
 WIDTHS = [390, 1280]
 

@@ -6,10 +6,8 @@ import re
 
 import pytest
 
-from conftest import ROOT
-from test_commands import assert_warns
-
 import source_notes  # noqa: E402  (sphinxext/, on sys.path through conftest)
+from test_commands import assert_warns
 
 
 def test_a_cited_function_resolves_to_its_lines_at_the_pinned_tag():

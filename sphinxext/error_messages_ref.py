@@ -1,0 +1,176 @@
+"""The ``error-messages`` directive: SGLang's start-up messages, verbatim, with their explanations.
+
+Usage (reference/error-messages.md, one directive per group, under the group's heading)::
+
+    :::{error-messages}
+    :group: loading-draft
+    :::
+
+The messages come from ``tools/error_messages.py`` (:func:`error_messages.extract`,
+parsed from the installed pinned SGLang); the explanations from
+``docs/_data/error-messages.yaml`` (a list of ``{keys | key, group, cause, fix, see}``;
+``cause``/``fix`` are MyST Markdown, ``see`` a label). Each explanation renders as a
+literal block per distinct message text (so the site's search finds the exact words),
+its cause, its fix, a link to ``see``, and a source note citing every place that
+raises it (the ``{source}`` role of :mod:`source_notes`).
+
+Checks, as build warnings at the line of the page's first ``error-messages``
+directive (``-W`` makes them fatal):
+
+- a message of the pinned source that no explanation covers (the warning names its
+  text, file, line and key, so the pin cannot move past an unexplained message);
+- an explanation whose key no message has any more (stale);
+- an explanation whose group no directive renders.
+
+Options: ``:group:`` (required); ``:explanations:`` (path relative to the docs folder,
+default ``_data/error-messages.yaml``); ``:source-root:`` (a folder laid out like
+``site-packages``, relative to the docs folder; every ``*.py`` under it is read whole,
+for test fixtures; citations to it are shown as plain text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import error_messages  # noqa: E402  (tools/error_messages.py)
+
+logger = logging.getLogger(__name__)
+DEFAULT_EXPLANATIONS = "_data/error-messages.yaml"
+
+
+def _messages(srcdir: Path, source_root: str | None) -> list[error_messages.Message]:
+    if source_root:
+        root = (srcdir / source_root).resolve()
+        return error_messages.extract(root, (error_messages.Scope("**/*.py"),))
+    return _pinned_messages()
+
+
+_PINNED: list[error_messages.Message] | None = None
+
+
+def _pinned_messages() -> list[error_messages.Message]:
+    global _PINNED
+    if _PINNED is None:
+        _PINNED = error_messages.extract()
+    return _PINNED
+
+
+def _entries(path: Path) -> list[dict]:
+    return error_messages.load_explanations(path)
+
+
+def anchor(keys: list[str]) -> str:
+    """A stable HTML id for an explanation: ``err-`` and 10 hex digits of its first key's hash."""
+    return "err-" + hashlib.sha1(keys[0].encode()).hexdigest()[:10]
+
+
+class ErrorMessages(SphinxDirective):
+    """Render one group of explained messages (see the module docstring)."""
+
+    option_spec = {
+        "group": directives.unchanged_required,
+        "explanations": directives.unchanged,
+        "source-root": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        srcdir = Path(self.env.srcdir)
+        rel = self.options.get("explanations", DEFAULT_EXPLANATIONS)
+        path = srcdir / rel
+        group = self.options["group"]
+        source_root = self.options.get("source-root")
+        self.env.note_dependency(str(path))
+        try:
+            entries = _entries(path)
+            messages = _messages(srcdir, source_root)
+        except (OSError, ValueError, KeyError) as error:
+            raise self.error(f"error-messages: {error}") from error
+        uses = self.env.__dict__.setdefault("error_messages_uses", {})
+        uses.setdefault((rel, source_root), {}).setdefault(self.env.docname, []).append((self.lineno, group))
+
+        by_key = error_messages.by_key(messages)
+        chosen = [e for e in entries if e["group"] == group]
+        if not chosen:
+            raise self.error(f"error-messages: {rel} has no explanation in group {group!r}")
+        out: list[nodes.Node] = []
+        for entry in chosen:
+            found = [m for k in entry["keys"] for m in by_key.get(k, [])]
+            if found:
+                out += self._entry(entry, found, citable=source_root is None)
+        return out
+
+    def _entry(self, entry: dict, found: list[error_messages.Message], citable: bool) -> list[nodes.Node]:
+        box = nodes.container(classes=["error-message"], ids=[anchor(entry["keys"])])
+        texts = list(dict.fromkeys(m.text for m in found))
+        kinds = sorted({"warning (the server goes on)" if m.kind == "warning" else
+                        f"{m.exception} (the server stops)" for m in found})
+        for text in texts:
+            block = nodes.literal_block(text, text, classes=["error-message-text"])
+            block["language"] = "text"
+            box += block
+        md = [f"**Logged as:** {', '.join(kinds)}.", "", f"**Cause:** {entry['cause'].strip()}", "",
+              f"**Fix:** {entry['fix'].strip()}"]
+        if entry.get("see"):
+            md += ["", f"**More:** {{ref}}`{entry['see']}`."]
+        box += self.parse_text_to_nodes("\n".join(md))
+        places = list(dict.fromkeys((m.citation, m.file, m.line, m.kind) for m in found))
+        if citable:
+            cites = "; ".join(f"{{source}}`{c}` (line {line}, {kind})" for c, _, line, kind in places)
+            box += self.parse_text_to_nodes(f":::{{source-note}}\n{cites}\n:::")
+        else:
+            box += nodes.paragraph(text="Source: " + "; ".join(f"{f}:{line}" for _, f, line, _ in places))
+        return [box]
+
+
+def check(app, env) -> None:
+    """After reading: every message explained, no stale explanation, every group rendered."""
+    uses = getattr(env, "error_messages_uses", {})
+    srcdir = Path(env.srcdir)
+    for (rel, source_root), docs in sorted(uses.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        docname = sorted(docs)[0]
+        line = min(n for n, _ in docs[docname])
+        location = (docname, line)
+        entries = _entries(srcdir / rel)
+        messages = _messages(srcdir, source_root)
+        explained = {k for e in entries for k in e["keys"]}
+        unexplained, stale = error_messages.compare(messages, explained)
+        for m in unexplained:
+            logger.warning(f"error-messages: {m.file}:{m.line} ({m.function}) has a {m.kind} that {rel} does not "
+                           f"explain: {m.text!r} (add an entry with key {m.key!r})",
+                           location=location, type="error_messages", subtype="unexplained")
+        for key in stale:
+            logger.warning(f"error-messages: {rel} explains {key!r}, which the source no longer has (stale entry)",
+                           location=location, type="error_messages", subtype="stale")
+        rendered = {g for lines in docs.values() for _, g in lines}
+        for group in sorted({e["group"] for e in entries} - rendered):
+            logger.warning(f"error-messages: no error-messages directive renders group {group!r} of {rel}",
+                           location=location, type="error_messages", subtype="group")
+
+
+def purge(app, env, docname) -> None:
+    for docs in getattr(env, "error_messages_uses", {}).values():
+        docs.pop(docname, None)
+
+
+def merge(app, env, docnames, other) -> None:
+    mine = env.__dict__.setdefault("error_messages_uses", {})
+    for key, docs in getattr(other, "error_messages_uses", {}).items():
+        for doc, lines in docs.items():
+            if doc in docnames:
+                mine.setdefault(key, {})[doc] = lines
+
+
+def setup(app):
+    app.add_directive("error-messages", ErrorMessages)
+    app.connect("env-check-consistency", check)
+    app.connect("env-purge-doc", purge)
+    app.connect("env-merge-info", merge)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

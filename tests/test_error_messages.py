@@ -1,0 +1,218 @@
+"""The error-message reference: extracted from the pinned SGLang, every message explained, shown verbatim.
+
+Covers ``tools/error_messages.py`` (the extractor), ``docs/_data/error-messages.yaml``
+(the explanations), ``sphinxext/error_messages_ref.py`` (the directive and its build
+checks), and the field reports in ``docs/_data/field-reports/errors.yaml`` that the
+error and feature-combination pages link to.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import date
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import FIXTURES, ROOT
+from test_commands import assert_warns
+
+sys.path.insert(0, str(ROOT / "tools"))
+import error_messages as em  # noqa: E402  (tools/error_messages.py)
+from pinned import PINNED  # noqa: E402  (sphinxext/, on sys.path through conftest)
+
+EXPLANATIONS = ROOT / "docs" / "_data" / "error-messages.yaml"
+REPORTS = ROOT / "docs" / "_data" / "field-reports" / "errors.yaml"
+FAKE_ROOT = FIXTURES / "pages" / "_data" / "fake-site-packages"
+FAKE_FILE = FAKE_ROOT / "sglang" / "srt" / "speculative" / "fake_hook.py"
+MY_PAGES = [ROOT / "docs" / "reference" / "error-messages.md", ROOT / "docs" / "reference" / "feature-combinations.md"]
+
+
+@pytest.fixture(scope="module")
+def messages() -> list[em.Message]:
+    return em.extract()
+
+
+@pytest.mark.parametrize("entry", em.SCOPE, ids=lambda e: e.pattern)
+def test_the_extractor_finds_messages_in_each_listed_file(messages, entry):
+    found = [m for m in messages if fnmatch(m.file, entry.pattern)]
+    assert found, f"no message extracted from {entry.pattern}"
+
+
+def test_the_extractor_finds_all_three_kinds(messages):
+    assert {m.kind for m in messages} == {"raise", "assert", "warning"}
+
+
+def test_fstring_fields_are_kept_as_their_expression(messages):
+    # speculative_hook.py: raise ValueError(f"--speculative-draft-window-size must be positive, got {window_size}.")
+    texts = {m.text for m in messages if m.function == "handle_speculative_decoding"}
+    assert "--speculative-draft-window-size must be positive, got {window_size}." in texts
+
+
+def test_the_fake_module_yields_one_message_of_each_kind_with_its_line():
+    found = em.extract(FAKE_ROOT, (em.Scope("**/*.py"),))
+    lines = FAKE_FILE.read_text().splitlines()
+    got = {(m.function, m.kind, m.exception, m.text) for m in found}
+    assert got == {
+        ("check_steps", "raise", "ValueError", "--speculative-num-steps must be positive, got {steps}."),
+        ("check_topk", "assert", "AssertionError", "speculative_eagle_topk must be at least 1"),
+        ("check_window", "warning", "logger.warning",
+         "The fixture draft window is never explained by the fixture YAML."),
+    }
+    for m in found:
+        assert m.file == "sglang/srt/speculative/fake_hook.py"
+        assert re.search(r"\b(raise|assert|logger\.warning)\b", lines[m.line - 1]), (m.line, lines[m.line - 1])
+
+
+def test_startup_mode_reads_the_constructor_and_what_it_calls_not_other_methods(tmp_path):
+    module = tmp_path / "sglang" / "srt" / "speculative" / "toy_worker.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "def helper():\n"
+        "    raise RuntimeError('helper called from start-up')\n"
+        "class Worker:\n"
+        "    def __init__(self):\n"
+        "        self._setup()\n"
+        "    def _setup(self):\n"
+        "        helper()\n"
+        "        raise ValueError('setup failed')\n"
+        "    def forward(self):\n"
+        "        raise ValueError('only at run time')\n"
+    )
+    found = em.extract(tmp_path, (em.Scope("sglang/srt/speculative/*worker*.py", "startup"),))
+    assert {m.text for m in found} == {"helper called from start-up", "setup failed"}
+
+
+def test_a_scope_entry_that_matches_no_file_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no file matches sglang/srt/gone.py"):
+        em.extract(tmp_path, (em.Scope("sglang/srt/gone.py"),))
+
+
+@pytest.mark.parametrize("name", em.NOT_DOCUMENTED)
+def test_each_left_out_path_still_exists_in_the_pinned_source(name):
+    speculative = em.site_packages() / "sglang" / "srt"
+    if name.endswith(".py"):
+        assert (speculative / "speculative" / name).is_file()
+    else:
+        hook = (speculative / "arg_groups" / "speculative_hook.py").read_text()
+        assert re.search(rf"^def {name}\(", hook, re.M), name
+
+
+def test_every_extracted_message_has_an_explanation_and_every_explanation_a_message(messages):
+    entries = em.load_explanations(EXPLANATIONS)
+    unexplained, stale = em.compare(messages, {k for e in entries for k in e["keys"]})
+    assert not unexplained, [f"{m.file}:{m.line} {m.text}" for m in unexplained]
+    assert not stale, stale
+
+
+def test_every_explanation_names_an_existing_label():
+    labels = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        labels |= set(re.findall(r"^\(([\w-]+)\)=", page.read_text(encoding="utf-8"), re.M))
+    missing = [e["see"] for e in em.load_explanations(EXPLANATIONS) if e.get("see") and e["see"] not in labels]
+    assert not missing, missing
+
+
+def _page(html_dir: Path):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup((html_dir / "reference" / "error-messages.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def test_the_built_page_shows_each_message_verbatim_in_a_literal_block(html_dir, messages):
+    blocks = {pre.get_text().rstrip("\n") for pre in _page(html_dir).select("div.error-message pre")}
+    missing = [m.text for m in messages if m.text.rstrip("\n") not in blocks]
+    assert not missing, missing
+
+
+def test_each_explained_message_cites_its_source_at_the_pinned_tag(html_dir):
+    version = PINNED["sglang"]
+    boxes = _page(html_dir).select("div.error-message")
+    assert boxes
+    for box in boxes:
+        links = [a["href"] for a in box.select("aside.source-note a[href]")]
+        assert links and all(h.startswith(f"https://github.com/sgl-project/sglang/blob/v{version}/python/sglang/")
+                             for h in links), (box.get("id"), links)
+
+
+def test_the_fixture_build_fails_naming_the_unexplained_message_its_file_and_line(bad_build):
+    line = next(n for n, text in enumerate(FAKE_FILE.read_text().splitlines(), 1) if "logger.warning(" in text)
+    assert bad_build.returncode != 0
+    assert_warns(bad_build, "bad-error-messages.md", 3, f"sglang/srt/speculative/fake_hook.py:{line}",
+                 "The fixture draft window is never explained by the fixture YAML.")
+
+
+def test_the_fixture_build_reports_the_stale_explanation(bad_build):
+    assert_warns(bad_build, "bad-error-messages.md", 3, "check_gone", "stale entry")
+
+
+def test_the_fixture_build_does_not_report_the_explained_messages(bad_build):
+    lines = [w for w in bad_build.output.splitlines() if "bad-error-messages.md" in w]
+    assert not [w for w in lines if "check_steps" in w or "check_topk" in w], lines
+
+
+# -- field reports (docs/_data/field-reports/errors.yaml) ----------------------
+
+SYMPTOMS = {"wont-start", "slower", "accept-length-one", "accept-length-low", "after-upgrade", "other-engine",
+            "crash", "wrong-output", "oom", "training", "platform", "question"}
+
+
+def _reports() -> list[dict]:
+    return yaml.safe_load(REPORTS.read_text(encoding="utf-8"))
+
+
+def test_each_report_has_the_corpus_schema():
+    fields = {"url", "title", "date", "sglang_version", "algorithm", "symptom", "error", "fix", "status",
+              "status_source", "section"}
+    for r in _reports():
+        assert set(r) == fields, r["url"]
+        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+", r["url"]), r["url"]
+        assert isinstance(r["date"], date), r["url"]
+        assert r["symptom"] in SYMPTOMS, r["url"]
+        assert re.fullmatch(r"fixed-in-[\w.]+|still-applies|not-verified", r["status"]), r["url"]
+
+
+def test_each_report_names_a_section_of_the_site():
+    labels = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        labels |= set(re.findall(r"^\(([\w-]+)\)=", page.read_text(encoding="utf-8"), re.M))
+    missing = [(r["url"], r["section"]) for r in _reports() if r["section"] not in labels]
+    assert not missing, missing
+
+
+def test_every_report_linked_from_these_pages_is_in_the_corpus():
+    corpus = {r["url"] for r in _reports()}
+    link = re.compile(r"\]\((https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+)\)")
+    linked = {u for page in MY_PAGES for u in link.findall(page.read_text(encoding="utf-8"))}
+    assert linked, "the pages link no report"
+    assert not linked - corpus, sorted(linked - corpus)
+
+
+def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
+    """Every word of each message, as Sphinx's English search splits and stems it, indexes the page."""
+    import json
+
+    from sphinx.search.en import SearchEnglish
+
+    text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    page = index["docnames"].index("reference/error-messages")
+    lang = SearchEnglish({})
+
+    def docs(stem):  # a word in a heading is indexed under titleterms only
+        found = set()
+        for table in (index["terms"], index["titleterms"]):
+            hit = table.get(stem, [])
+            found |= {hit} if isinstance(hit, int) else set(hit)
+        return found
+
+    unfound = {}
+    for m in messages:
+        words = [w.lower() for w in lang.split(m.text) if len(w) > 2 and w.lower() not in lang.stopwords]
+        missing = [w for w in words if page not in docs(lang.stem(w))]
+        if missing:
+            unfound[m.text] = missing
+    assert not unfound, unfound
