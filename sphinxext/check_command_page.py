@@ -29,8 +29,11 @@ import ast
 import json
 from pathlib import Path
 
-import sglang_args
-import spec_rules
+try:  # the checker's modules, where the speccheck package holds them
+    from speccheck import sglang_args, spec_rules
+except ImportError:  # sphinxext/ on sys.path (conf.py)
+    import sglang_args
+    import spec_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
@@ -78,7 +81,8 @@ def option_table(parser: argparse.ArgumentParser) -> list[dict]:
         ``nargs`` (``null``, ``"?"``, ``"+"``, ``"*"`` or a count; 0 for a switch),
         ``type`` (``"int"``, ``"float"``, ``"str"`` or the type function's name),
         ``choices`` (text, or ``null``), ``default``, ``const``, ``required``,
-        ``deprecated`` (SGLang's ``Deprecated*Action``), ``new_flag`` and ``help``.
+        ``deprecated`` (SGLang's ``Deprecated*Action``), ``new_flag``, ``error_message`` (a retired flag
+        that stops the parser with this text) and ``help``.
     """
     out = []
     for action in parser._actions:
@@ -99,6 +103,7 @@ def option_table(parser: argparse.ArgumentParser) -> list[dict]:
             "required": bool(action.required),
             "deprecated": type(action).__name__.startswith("Deprecated"),
             "new_flag": getattr(action, "new_flag", None),
+            "error_message": getattr(action, "error_message", None),
             "help": " ".join((action.help or "").split()) if action.help is not argparse.SUPPRESS else "",
         })
     return out

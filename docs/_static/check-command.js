@@ -190,6 +190,9 @@
     function err(flag, rule, message, link) {
       diags.push({ severity: "error", flag: flag, rule: rule, message: message, link: D.links[link || "value"] || null });
     }
+    function warn(flag, rule, message, link) {
+      diags.push({ severity: "warning", flag: flag, rule: rule, message: message, link: D.links[link || "value"] || null });
+    }
     function skipValues(i) { while (i < argv.length && !optionLike(argv[i])) i++; return i; }
     var i = 0;
     while (i < argv.length) {
@@ -214,8 +217,9 @@
         }
         if (flag.indexOf("--") === 0 && matches.length === 1) {
           o = BY_FLAG[matches[0]];
-          err(flag, "abbreviation", "`" + flag + "` is an abbreviation of `" + matches[0] + "`: the parser accepts it " +
-              "only while no other flag starts the same way. Write the full flag.", "parser");
+          warn(flag, "abbreviation", "`" + flag + "` is an abbreviation of `" + matches[0] + "`: SGLang " + D.version +
+               " accepts it, but only while no other flag starts the same way (`--cuda-graph-max-bs` stopped working " +
+               "that way). Write the full flag.", "parser");
         } else {
           var note2 = historyNote(flag), near = nearest(flag);
           err(flag, "unknown", "`" + flag + "` is not a flag of SGLang " + D.version + "." + note2 +
@@ -224,9 +228,14 @@
           continue;
         }
       }
+      if (o.error_message) {
+        err(flag, "retired", "`" + flag + "`: " + o.error_message, "parser");
+        i = explicit === null ? skipValues(i) : i;
+        continue;
+      }
       if (o.deprecated) {
-        err(flag, "deprecated", "`" + flag + "` is deprecated in SGLang " + D.version +
-            (o.new_flag ? ": use `" + o.new_flag + "`." : "."), "parser");
+        warn(flag, "deprecated", "`" + flag + "` is deprecated in SGLang " + D.version +
+            (o.new_flag ? ": it still works, but use `" + o.new_flag + "`." : ": it still works, with a warning."), "parser");
       }
       var values = [], bad = false, nargs = o.nargs;
       if (nargs === 0) {
@@ -357,10 +366,11 @@
     }
     if (!given.speculative_draft_model_path && given.model_path) {
       if (arch === undefined) {
-        add("error", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " without " +
+        add("warning", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " without " +
             "`--speculative-draft-model-path`: this page cannot tell whether `" + ns.model_path + "` carries its own " +
-            "draft (MTP) layer. Pass a draft path, unless the model's architecture is one of " +
-            codeList(F.bundled_draft_architectures.slice(0, 6)) + " and others that ship one.");
+            "draft (MTP) layer. If its architecture (`architectures` in its config.json) is not one that ships one, " +
+            "such as " + codeList(F.bundled_draft_architectures.filter(function (a) { return /^Deepseek|^Glm4Moe|^MiMo/.test(a); })) +
+            ", SGLang loads the target itself as the draft: pass a draft path.");
       } else if (F.bundled_draft_architectures.indexOf(arch) < 0) {
         add("error", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " needs " +
             "`--speculative-draft-model-path`: `" + ns.model_path + "` (" + arch + ") has no draft layer of its own, " +
@@ -416,9 +426,9 @@
     }
     if (!partial && topk === 1 && given.speculative_num_steps && given.speculative_num_draft_tokens &&
         ns.speculative_num_draft_tokens !== ns.speculative_num_steps + 1) {
-      add("error", "--speculative-eagle-topk", "topk-one", "topk-one", "With `--speculative-eagle-topk 1`, SGLang " +
+      add("warning", "--speculative-eagle-topk", "topk-one", "topk-one", "With `--speculative-eagle-topk 1`, SGLang " +
           "replaces `--speculative-num-draft-tokens " + ns.speculative_num_draft_tokens + "` by `--speculative-num-steps` " +
-          "+ 1 = " + (ns.speculative_num_steps + 1) + " (and logs a warning): write that value.");
+          "+ 1 = " + (ns.speculative_num_steps + 1) + " and logs a warning: write that value.");
     }
     var page = pageSize(ns, given, add);
     if (topk !== null && topk > 1 && page !== null && page > 1 && given.attention_backend &&
@@ -450,8 +460,9 @@
           "DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
     }
     if (ns.speculative_use_rejection_sampling) {
-      add("error", "--speculative-use-rejection-sampling", "rejection-sampling", "rejection-sampling",
-          "`--speculative-use-rejection-sampling` works only with EAGLE / EAGLE3 / NEXTN, not NGRAM.");
+      add("warning", "--speculative-use-rejection-sampling", "rejection-sampling", "rejection-sampling",
+          "`--speculative-use-rejection-sampling` is implemented only for EAGLE / EAGLE3 / NEXTN; SGLang's NGRAM " +
+          "start-up does not check it, so it has no effect here.");
     }
     var width = ns.speculative_ngram_max_bfs_breadth;
     var page = pageSize(ns, given, add);
