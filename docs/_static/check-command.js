@@ -41,7 +41,7 @@
   var ASSIGN_RE = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
   // Shell words of one logical line; operators (; & | ( )) and redirections end a command.
-  function shellWords(line) {
+  function shellWords(line, problems) {
     var words = [], word = null, i = 0, quote = null;
     function push() { if (word !== null) words.push(word); word = null; }
     line = line.replace(/\$\((?:[^()]|\([^()]*\))*\)/g, "${command_output}");
@@ -61,6 +61,9 @@
         push();
       } else if (c === "#" && word === null) {
         break;
+      } else if (c === "<" && word === null && /^<[^<>\s]+>/.test(line.slice(i))) {
+        var end = line.indexOf(">", i);  // a <placeholder>, as documentation writes them: one word
+        word = line.slice(i, end + 1); i = end;
       } else if (";&|()".indexOf(c) >= 0 || ((c === ">" || c === "<") && word === null)) {
         push(); words.push({ op: c });
       } else if (c === ">" && /^\d*$/.test(word || "")) {
@@ -70,15 +73,29 @@
       }
       i++;
     }
+    if (quote && problems) problems.push(quote);
     push();
     return words;
   }
 
   // The first SGLang server command in the text: entry point, arguments, environment prefixes.
   function findCommand(text) {
-    var logical = text.replace(/\\\r?\n/g, " ").split(/\r?\n/);
+    var logical = text.replace(/\\[ \t]*\r?\n/g, " ").split(/\r?\n/).map(function (line) {
+      return line.replace(/\\[ \t]*$/, "");  // a continuation at the very end: nothing follows
+    });
+    var arrays = {}, problems = [];
     for (var n = 0; n < logical.length; n++) {
-      var words = shellWords(logical[n]);
+      // A shell array (`spec=(...)`, also `local -a spec=(`, over several lines), expanded where
+      // a command uses "${spec[@]}", as sphinxext/command_check.py does.
+      var arr = /^\s*(?:(?:local|declare|typeset|readonly)\s+(?:-\w+\s+)*)?(\w+)(\+?=)\((.*)$/.exec(logical[n]);
+      if (arr) {
+        var body = arr[3], close = body.lastIndexOf(")");
+        while (close < 0 && n + 1 < logical.length) { body += " " + logical[++n]; close = body.lastIndexOf(")"); }
+        var items = shellWords(close >= 0 ? body.slice(0, close) : body).filter(function (w) { return typeof w === "string"; });
+        arrays[arr[1]] = (arr[2] === "+=" && arrays[arr[1]] ? arrays[arr[1]] : []).concat(items);
+        continue;
+      }
+      var words = shellWords(logical[n], problems);
       for (var k = 0; k < words.length; k++) {
         var w = words[k];
         if (typeof w !== "string") continue;
@@ -95,8 +112,11 @@
           if (m) env.push([m[1], m[2]]);
         }
         var args = [];
-        for (j = k + take; j < words.length && typeof words[j] === "string"; j++) args.push(words[j]);
-        return { entry: entry, args: args, env: env };
+        for (j = k + take; j < words.length && typeof words[j] === "string"; j++) {
+          var use = /^\$\{(\w+)\[[@*]\]\}$/.exec(words[j]);
+          if (use && arrays[use[1]]) args = args.concat(arrays[use[1]]); else args.push(words[j]);
+        }
+        return { entry: entry, args: args, env: env, unbalanced: problems.length > 0 };
       }
     }
     return null;
@@ -274,6 +294,12 @@
       seen[o.dest] = true;
       if (!variable) given[o.dest] = true;
     }
+    var config = argv.some(function (w) { return w === "--config" || w.indexOf("--config=") === 0; });
+    if (config) {
+      unresolved = true;  // the file may set any flag, --model-path included
+      warn("--config", "config-file", "Flags in the `--config` file are not read by this page: SGLang merges them " +
+           "into the command, so the start-up rules were not applied.", "parser");
+    }
     D.options.forEach(function (o) {
       if (o.required && !seen[o.dest] && !unresolved) {
         err(o.flags[0], "required", "`" + o.flags[0] + "` is required: the parser stops with \"the following " +
@@ -299,6 +325,12 @@
     }
     if (algo === "NEXTN") algo = "EAGLE";
     var dp = dpAttention(ns, given);
+    if (ns.disaggregation_mode === "decode" && ns.disaggregation_decode_enable_radix_cache &&
+        ["DSPARK", "EAGLE", "EAGLE3"].indexOf(algo) < 0) {
+      add("error", "--disaggregation-decode-enable-radix-cache", "pd-radix", "value",
+          "`--disaggregation-decode-enable-radix-cache` cannot be combined with speculative decoding by " + algo +
+          " on a decode server (only EAGLE / EAGLE3 / NEXTN / DSPARK).");
+    }
     // handle_speculative_decoding: checks for every algorithm.
     if (ns.speculative_use_block_verification && ["EAGLE", "EAGLE3", "DFLASH", "DSPARK"].indexOf(algo) < 0) {
       add("error", "--speculative-use-block-verification", "block-verification", "rejection-sampling",
@@ -387,8 +419,19 @@
     var partial = set.length > 0 && set.length < 3 && !adaptive;
     if (partial) {
       var missing = flags.filter(function (f) { return set.indexOf(f) < 0; });
-      add("error", "--speculative-num-steps", "all-or-none", "all-or-none", "Set " + codeList(flags) + " together or not at all: this " +
-          "command sets " + codeList(set) + " but not " + codeList(missing) + ".");
+      var text = "Set " + codeList(flags) + " together or not at all: this command sets " + codeList(set) +
+          " but not " + codeList(missing) + ".";
+      if (missing.length === 1 && missing[0] === "--speculative-num-draft-tokens" && ns.speculative_eagle_topk === 1) {
+        add("info", "--speculative-num-draft-tokens", "topk-one", "topk-one", "`--speculative-num-draft-tokens` is not " +
+            "set: with `--speculative-eagle-topk 1` SGLang sets it to `--speculative-num-steps` + 1 = " +
+            (ns.speculative_num_steps + 1) + ".");
+      } else if (missing.length === 1 && missing[0] === "--speculative-num-draft-tokens") {
+        add("warning", "--speculative-num-steps", "all-or-none", "all-or-none", text + " SGLang's start-up checks " +
+            "let this through and leave the draft tokens unset; expect a failure once the server runs.");
+      } else {
+        add("error", "--speculative-num-steps", "all-or-none", "all-or-none", text + (set.indexOf(flags[0]) < 0
+            ? " SGLang stops at start-up with a bare AssertionError." : " SGLang stops at start-up with a TypeError."));
+      }
     }
     var topk = given.speculative_eagle_topk ? ns.speculative_eagle_topk : null;
     if (!set.length && !adaptive) {
@@ -585,6 +628,11 @@
       return { command: false, entry: cmd.entry, diagnostics: diags };
     }
     if (cmd.args.indexOf("-h") >= 0 || cmd.args.indexOf("--help") >= 0) return { command: true, entry: cmd.entry, diagnostics: diags };
+    if (cmd.unbalanced) {
+      diags.push({ severity: "error", flag: null, rule: "unbalanced-quote", link: null, message: "A quote is " +
+                   "not closed: the shell would wait for the rest of the command, so the words after it are not " +
+                   "what SGLang receives. Close the quote." });
+    }
     var p = parse(sglangArgv(cmd.entry, cmd.args));
     diags = diags.concat(p.diags);
     if (!p.unresolved) diags = diags.concat(rules(p.ns, p.given));
