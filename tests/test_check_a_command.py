@@ -465,6 +465,64 @@ def test_each_result_links_to_a_section_of_the_guide(checker, site):
         assert not visit.failed, visit.failed
 
 
+# -- Commands as people paste them -------------------------------------------------
+
+SHAPES = {
+    # text: (an error expected, rules that must appear, rules that must not)
+    "python3 -m sglang.launch_server --model <your-model> --speculative-algorithm EAGLE3 "
+    "--speculative-draft-model-path <your-draft>": (False, set(), {"value", "required"}),
+    "python -m sglang.launch_server \\\n  --model-path m \\\n  --port 30000 \\": (False, set(), {"unrecognized"}),
+    "spec=(\n  --speculative-algorithm EAGLE3\n  --speculative-num-stepz 3\n)\nsglang serve m \"${spec[@]}\"":
+        (True, {"unknown"}, set()),
+    "sglang serve --config server.yaml --port 30000": (False, {"config-file"}, {"required"}),
+    "sglang serve m --api-key \"abc --speculative-num-steps 3": (True, {"unbalanced-quote"}, set()),
+    "# architecture: DeepseekV3ForCausalLM\nsglang serve /models/my-v3 --speculative-algorithm EAGLE":
+        (False, {"draft-path", "auto-tree"}, set()),
+    "# architecture: LlamaForCausalLM\nsglang serve /models/my-llama --speculative-algorithm EAGLE":
+        (True, {"draft-path"}, set()),
+    "env SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path m": (False, {"env-removed"}, set()),
+    "python -m sglang.launch_server --model-path m --tp 2": (False, {"abbreviation"}, set()),
+}
+
+
+def test_pasted_shapes_are_read_as_the_shell_reads_them(checker):
+    results = run_page(checker, list(SHAPES))
+    for (text, (error, present, absent)), result in zip(SHAPES.items(), results, strict=True):
+        rules = {d["rule"] for d in result["diagnostics"]}
+        has_error = any(d["severity"] == "error" for d in result["diagnostics"])
+        assert result["command"], text
+        assert has_error == error, (text, result["diagnostics"])
+        assert present <= rules and not absent & rules, (text, sorted(rules))
+
+
+def test_a_removed_variable_names_the_release_it_went_in(checker):
+    result = run_page(checker, ["SGLANG_ENABLE_SPEC_V2=1 sglang serve m"])[0]
+    removed = [e for e in _history()["env"]["SGLANG_ENABLE_SPEC_V2"]["events"] if e["change"] == "removed"]
+    warning = next(d for d in result["diagnostics"] if d["rule"] == "env-removed")
+    assert removed and f"since {removed[-1]['release']}" in warning["message"]
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="no command corpus in tests/fixtures/commands yet")
+def test_the_page_gives_the_corpus_verdicts(checker):
+    """Each server command of the corpus gets the verdict recorded there (read from the pinned release)."""
+    entries = []
+    for name in ("real.yaml", "seeded.yaml"):
+        if (CORPUS / name).exists():
+            entries += [e for e in yaml.safe_load((CORPUS / name).read_text(encoding="utf-8")) or []
+                        if isinstance(e, dict) and e.get("command")]
+    results = run_page(checker, [e["command"] for e in entries])
+    wrong = []
+    for entry, result in zip(entries, results, strict=True):
+        got = page_verdict(result)
+        if got is None:
+            continue
+        want_error = entry.get("verdict") == "error"
+        named = {canonical(f) for f in entry.get("flags") or []}
+        if got[0] != want_error or (want_error and not named <= got[1]):
+            wrong.append(f"{entry.get('id')}: corpus {entry.get('verdict')} {sorted(named)}, page {got}")
+    assert not wrong, "\n".join(wrong)
+
+
 # -- Usable by everyone -------------------------------------------------------------
 
 

@@ -116,7 +116,8 @@
           var use = /^\$\{(\w+)\[[@*]\]\}$/.exec(words[j]);
           if (use && arrays[use[1]]) args = args.concat(arrays[use[1]]); else args.push(words[j]);
         }
-        return { entry: entry, args: args, env: env, unbalanced: problems.length > 0 };
+        var stated = /#\s*architecture:\s*([A-Za-z_][\w.]*)/.exec(text);
+        return { entry: entry, args: args, env: env, unbalanced: problems.length > 0, arch: stated ? stated[1] : null };
       }
     }
     return null;
@@ -310,7 +311,8 @@
   }
 
   // -- The start-up rules (sphinxext/spec_rules.py, speculative_hook.py) ----------
-  function rules(ns, given) {
+  // stated: the target's architecture written in the text (`# architecture: LlamaForCausalLM`), or null.
+  function rules(ns, given, stated) {
     var out = [];
     function add(severity, flag, rule, link, message) {
       out.push({ severity: severity, flag: flag, rule: rule, message: message, link: D.links[link] || null });
@@ -354,7 +356,7 @@
       add("info", "--max-running-requests", "request-cap", "request-cap",
           "`--max-running-requests` is not set: SGLang sets it to " + F.request_cap + " for speculative decoding.");
     }
-    if (algo === "EAGLE" || algo === "EAGLE3" || algo === "STANDALONE") eagleFamily(ns, given, algo, dp, add);
+    if (algo === "EAGLE" || algo === "EAGLE3" || algo === "STANDALONE") eagleFamily(ns, given, algo, dp, add, stated);
     else if (algo === "NGRAM") ngram(ns, given, dp, add);
     else if (algo === "DFLASH") dflash(ns, given, dp, add);
     else if (algo === "DSPARK") dspark(ns, given, dp, add);
@@ -390,8 +392,8 @@
     return size;
   }
 
-  function eagleFamily(ns, given, algo, dp, add) {
-    var arch = given.model_path ? F.architectures[ns.model_path] : undefined;
+  function eagleFamily(ns, given, algo, dp, add, stated) {
+    var arch = stated || (given.model_path ? F.architectures[ns.model_path] : undefined);
     if (algo === "STANDALONE" && dp) {
       add("error", "--attn-dp-size", "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
           "support DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
@@ -400,7 +402,8 @@
       if (arch === undefined) {
         add("warning", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " without " +
             "`--speculative-draft-model-path`: this page cannot tell whether `" + ns.model_path + "` carries its own " +
-            "draft (MTP) layer. If its architecture (`architectures` in its config.json) is not one that ships one, " +
+            "draft (MTP) layer (add a line `# architecture: <architectures[0] of its config.json>` to say). " +
+            "If its architecture is not one that ships one, " +
             "such as " + codeList(F.bundled_draft_architectures.filter(function (a) { return /^Deepseek|^Glm4Moe|^MiMo/.test(a); })) +
             ", SGLang loads the target itself as the draft: pass a draft path.");
       } else if (F.bundled_draft_architectures.indexOf(arch) < 0) {
@@ -635,7 +638,7 @@
     }
     var p = parse(sglangArgv(cmd.entry, cmd.args));
     diags = diags.concat(p.diags);
-    if (!p.unresolved) diags = diags.concat(rules(p.ns, p.given));
+    if (!p.unresolved) diags = diags.concat(rules(p.ns, p.given, cmd.arch));
     else diags.push({ severity: "warning", flag: null, rule: "unresolved", link: null, message: "Part of the command is a " +
                       "shell variable that may hold more flags, so the start-up rules were not applied." });
     return { command: true, entry: cmd.entry, diagnostics: diags };
