@@ -482,6 +482,8 @@ SHAPES = {
         (True, {"draft-path"}, set()),
     "env SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path m": (False, {"env-removed"}, set()),
     "python -m sglang.launch_server --model-path m --tp 2": (False, {"abbreviation"}, set()),
+    "export SGLANG_ENABLE_SPEC_V2=1\nHere's the command:\npython -m sglang.launch_server --model-path m":
+        (False, {"env-removed"}, {"unbalanced-quote"}),
 }
 
 

@@ -83,7 +83,7 @@
     var logical = text.replace(/\\[ \t]*\r?\n/g, " ").split(/\r?\n/).map(function (line) {
       return line.replace(/\\[ \t]*$/, "");  // a continuation at the very end: nothing follows
     });
-    var arrays = {}, problems = [];
+    var arrays = {}, exported = [];
     for (var n = 0; n < logical.length; n++) {
       // A shell array (`spec=(...)`, also `local -a spec=(`, over several lines), expanded where
       // a command uses "${spec[@]}", as sphinxext/command_check.py does.
@@ -95,7 +95,13 @@
         arrays[arr[1]] = (arr[2] === "+=" && arrays[arr[1]] ? arrays[arr[1]] : []).concat(items);
         continue;
       }
+      var problems = [];  // an unclosed quote counts on the command's own line only
       var words = shellWords(logical[n], problems);
+      var assigns = words.filter(function (w) { return typeof w === "string" && ASSIGN_RE.test(w); });
+      if (assigns.length && (words[0] === "export" || assigns.length === words.length)) {
+        assigns.forEach(function (w) { var m = ASSIGN_RE.exec(w); exported.push([m[1], m[2]]); });
+        continue;
+      }
       for (var k = 0; k < words.length; k++) {
         var w = words[k];
         if (typeof w !== "string") continue;
@@ -106,7 +112,7 @@
           entry = "sglang serve"; take = 2;
         }
         if (!entry) continue;
-        var env = [];
+        var env = exported.slice();
         for (var j = 0; j < k; j++) {
           var m = typeof words[j] === "string" && ASSIGN_RE.exec(words[j]);
           if (m) env.push([m[1], m[2]]);
