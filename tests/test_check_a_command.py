@@ -554,10 +554,16 @@ def test_the_checker_fits_a_390_px_screen(checker):
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
 
 
-def test_the_page_with_results_has_no_axe_violations(checker):
-    from test_pages_in_browser import axe_violations
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_page_with_results_has_no_axe_violations(checker, theme):
+    from test_pages_in_browser import axe_violations, set_theme
 
-    submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8 --speculative-num-steps 3")
+    submit(checker, "SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server "
+                    f"{EAGLE3} --cuda-graph-max-bs 8 --speculative-num-steps 3 --tp 2")
+    set_theme(checker, theme)
+    kinds = {d.split("--")[-1] for d in checker.locator("[data-out=results] li").evaluate_all(
+        "items => items.map(i => i.className)")}
+    assert kinds == {"error", "warning", "info"}, kinds  # every kind of result is on the page
     violations = axe_violations(checker)
     assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
 
@@ -680,6 +686,14 @@ def test_the_flag_history_agrees_with_the_0_4_0_wheel():
     assert _events("--cuda-graph-max-bs")[0] == ("0.4.0", "added")
     early = [n for n, h in data["flags"].items() if "speculative" in n and h["events"][0]["release"] == "0.4.0"]
     assert not early, early
+
+
+def test_the_flag_history_has_the_eagle_topk_defaults_of_0_4_3_and_0_4_4():
+    # Read by hand: `speculative_eagle_topk: int = 8` in 0.4.3.post2's ServerArgs, `int = 4` in
+    # 0.4.3.post3, `Optional[int] = None` in 0.4.4.post4 (sglang/srt/server_args.py).
+    defaults = [(e["release"], e["from"], e["to"]) for e in _history()["flags"]["--speculative-eagle-topk"]["events"]
+                if e["change"] == "default"]
+    assert defaults[:2] == [("0.4.3.post3", "8", "4"), ("0.4.4.post4", "4", None)]
 
 
 def test_the_flag_history_agrees_with_the_0_4_10_wheel():

@@ -356,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         snap = snapshot(version, args.cache)
         if snap is not None:
             snapshots[version] = snap
-            print(f"  {version}: {len(snap['flags'])} flags, {len(snap['env'])} variables ({snap['method']})",
+            print(f"  {version}: {len(snap['flags'])} flags, {len(snap['env_speculative'])} speculative variables "
+                  f"({snap['method']})",
                   file=sys.stderr)
     data = history(snapshots)
     args.out.parent.mkdir(parents=True, exist_ok=True)
