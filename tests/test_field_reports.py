@@ -1,0 +1,298 @@
+"""The field-report corpus is complete, consistent, and backs the troubleshooting pages.
+
+The corpus is every ``*.yaml`` file in ``docs/_data/field-reports/``. Each file
+is a YAML list of entries, one per public GitHub thread (issue, pull request or
+discussion), with exactly these keys:
+
+``url``
+    ``https://github.com/<owner>/<repo>/(issues|pull|discussions)/<number>``,
+    unique across all files.
+``title``
+    The problem in our own words (a non-empty string).
+``date``
+    The date of the earliest post of the thread seen in the search index (the
+    opening post where the index showed it), ``YYYY-MM-DD``, or null.
+``sglang_version``
+    The SGLang version the report names, as a string, or null.
+``algorithm``
+    One of :data:`ALGORITHMS`, or null when the report is not about one.
+``symptom``
+    One of :data:`SYMPTOMS`.
+``error``
+    The literal error line the report quotes (one line), or null.
+``fix``
+    What fixed it, or the workaround, in our own words.
+``status``
+    ``fixed-in-<version>``, ``still-applies`` or ``not-verified``, for the
+    pinned SGLang release.
+``status_source``
+    What settles the status: a ``sglang/...py[::name]`` path in the pinned
+    wheel (checked here to resolve), a pull-request URL, "issue open", or
+    "not verified". A ``fixed-in-*`` status needs more than "not verified".
+``section``
+    The Sphinx label (``std:label`` in the built ``objects.inv``) of the
+    section of this site that answers the report.
+
+Leaves of the troubleshooting symptom tree: in
+``how-to/troubleshooting.html``, every ``<section>`` nested inside the section
+``trouble-by-symptom`` that has no ``<section>`` of its own is a leaf. Each leaf
+holds a paragraph that starts with a bold "Confirm:", one that starts with a
+bold "Fix" and at least one link to a GitHub thread.
+
+Known issues: ``reference/known-issues.html`` links no report whose status is
+``fixed-in-*`` and every ``still-applies`` report whose symptom is a bug (not
+``question`` or ``other-engine``); a leaf that cites a report listed there also
+links that page.
+
+The tests that read the built site need ``make html`` (or the quick build in
+``docs/contributing/checks.md``) first.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+import source_notes  # noqa: E402  (sphinxext/, on sys.path through conftest)
+from conftest import ROOT
+
+CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
+FIELDS = ("url", "title", "date", "sglang_version", "algorithm", "symptom", "error",
+          "fix", "status", "status_source", "section")
+SYMPTOMS = frozenset({"wont-start", "slower", "accept-length-one", "accept-length-low", "after-upgrade",
+                      "other-engine", "crash", "wrong-output", "oom", "training", "platform", "question"})
+# The algorithm names of SGLang 0.5.23 (FACTS.md: spec_info.py / spec_registry.py), plus MTP, the
+# name reports use for NEXTN.
+ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"})
+STATUS = re.compile(r"^(fixed-in-\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?|still-applies|not-verified)$")
+THREAD = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+$")
+# A GitHub thread address anywhere in a link, with an optional comment anchor or sub-page.
+THREAD_IN_HREF = re.compile(r"^(https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+)(?:[/#?].*)?$")
+WHEEL_PATH = re.compile(r"\b((?:sglang|specforge)/[\w/.-]+?\.py(?:::[\w.]+)?)")
+MIN_REPORTS = 120
+BUG_SYMPTOMS = SYMPTOMS - {"question", "other-engine"}
+
+
+@cache
+def corpus() -> tuple[tuple[Path, dict], ...]:
+    """Every entry of every ``*.yaml`` file in the corpus folder, with the file it came from.
+
+    Raises ``AssertionError`` when a file is not a YAML list.
+    """
+    entries = []
+    for path in sorted(CORPUS_DIR.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert isinstance(data, list), f"{path.name}: the file must be a YAML list of entries"
+        entries.extend((path, entry) for entry in data)
+    return tuple(entries)
+
+
+def corpus_urls() -> set[str]:
+    return {entry["url"] for _, entry in corpus() if isinstance(entry, dict) and "url" in entry}
+
+
+def entry_id(item) -> str:
+    path, entry = item
+    return f"{path.name}:{entry.get('url', '?') if isinstance(entry, dict) else '?'}"
+
+
+def thread_links(soup: BeautifulSoup) -> set[str]:
+    """The GitHub thread addresses linked in ``soup``, without comment anchors."""
+    found = set()
+    for anchor in soup.find_all("a", href=True):
+        match = THREAD_IN_HREF.match(anchor["href"])
+        if match:
+            found.add(match.group(1))
+    return found
+
+
+@cache
+def site_labels(html_dir: Path) -> frozenset[str]:
+    """The ``std:label`` names of the built site, read from its ``objects.inv``."""
+    from sphinx.util.inventory import InventoryFile
+
+    inventory = InventoryFile.loads((html_dir / "objects.inv").read_bytes(), uri="")
+    return frozenset(inventory.data["std:label"])
+
+
+def test_the_corpus_folder_holds_a_yaml_file():
+    assert list(CORPUS_DIR.glob("*.yaml")), f"no *.yaml file in {CORPUS_DIR}"
+
+
+def test_the_corpus_holds_enough_reports():
+    assert len(corpus()) >= MIN_REPORTS, f"{len(corpus())} reports; the issue asks for at least {MIN_REPORTS}"
+
+
+def entry_problems(entry) -> list[str]:
+    """What is wrong with one corpus entry (an empty list when nothing is).
+
+    :param entry: one item of a corpus file, as ``yaml.safe_load`` returns it.
+    :returns: one message per broken rule of the schema in the module docstring.
+    """
+    if not isinstance(entry, dict):
+        return [f"an entry must be a mapping, got {type(entry).__name__}"]
+    if set(entry) != set(FIELDS):
+        return [f"fields {sorted(set(entry) ^ set(FIELDS))} differ from the schema"]
+    problems = []
+    if not (isinstance(entry["url"], str) and THREAD.match(entry["url"])):
+        problems.append(f"url {entry['url']!r} is not a GitHub issue, pull request or discussion")
+    for key in ("title", "fix", "status_source", "section"):
+        if not (isinstance(entry[key], str) and entry[key].strip()):
+            problems.append(f"{key} must be a non-empty string")
+    if not (entry["date"] is None or isinstance(entry["date"], datetime.date)):
+        problems.append(f"date {entry['date']!r} is not YYYY-MM-DD or null")
+    if not (entry["sglang_version"] is None or isinstance(entry["sglang_version"], str)):
+        problems.append("sglang_version must be a quoted string or null")
+    if not (entry["algorithm"] is None or entry["algorithm"] in ALGORITHMS):
+        problems.append(f"algorithm {entry['algorithm']!r} is not one of {sorted(ALGORITHMS)}")
+    if entry["symptom"] not in SYMPTOMS:
+        problems.append(f"symptom {entry['symptom']!r} is not one of {sorted(SYMPTOMS)}")
+    if not (entry["error"] is None or (isinstance(entry["error"], str) and "\n" not in entry["error"])):
+        problems.append("error must be one literal line or null")
+    if not (isinstance(entry["status"], str) and STATUS.match(entry["status"])):
+        problems.append(f"status {entry['status']!r} is not fixed-in-<version>, still-applies or not-verified")
+    elif (entry["status"].startswith("fixed-in-") and isinstance(entry["status_source"], str)
+          and entry["status_source"].strip().lower() == "not verified"):
+        problems.append("a fixed-in status needs a source: a path in the pinned wheel or a pull request")
+    return problems
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_an_entry_follows_the_schema(item):
+    _, entry = item
+    assert not entry_problems(entry)
+
+
+def test_a_bad_entry_is_reported_rule_by_rule():
+    bad = {"url": "https://github.com/sgl-project/sglang/blob/main/README.md", "title": " ",
+           "date": "last week", "sglang_version": 0.5, "algorithm": "LOOKAHEAD", "symptom": "broken",
+           "error": "line one\nline two", "fix": "x", "status": "fixed-in-0.5.23",
+           "status_source": "not verified", "section": "troubleshooting"}
+    problems = "\n".join(entry_problems(bad))
+    for fragment in ("url", "title", "date", "sglang_version", "algorithm 'LOOKAHEAD'", "symptom 'broken'",
+                     "error must be one", "a fixed-in status needs a source"):
+        assert fragment in problems, (fragment, problems)
+    assert entry_problems({"url": "https://github.com/a/b/issues/1"}) == [
+        f"fields {sorted(set(FIELDS) - {'url'})} differ from the schema"]
+
+
+@pytest.mark.parametrize("item", corpus(), ids=entry_id)
+def test_wheel_paths_in_a_status_source_resolve_in_the_pinned_release(item):
+    _, entry = item
+    for target in WHEEL_PATH.findall(entry["status_source"]):
+        source_notes.resolve(target)  # raises CitationError naming what is missing
+
+
+def test_urls_are_unique_across_all_files():
+    seen: dict[str, str] = {}
+    duplicates = []
+    for path, entry in corpus():
+        if entry["url"] in seen:
+            duplicates.append(f"{entry['url']} in {seen[entry['url']]} and {path.name}")
+        seen.setdefault(entry["url"], path.name)
+    assert not duplicates, duplicates
+
+
+def test_every_section_is_a_label_of_the_built_site(html_dir):
+    labels = site_labels(html_dir)
+    missing = sorted({entry["section"] for _, entry in corpus()} - labels)
+    assert not missing, f"sections that are not labels of the site: {missing}"
+
+
+def test_every_thread_linked_from_the_site_is_in_the_corpus(html_dir):
+    known = corpus_urls()
+    missing = {}
+    for page in sorted(html_dir.rglob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        main = soup.find("main") or soup
+        for url in thread_links(main) - known:
+            missing.setdefault(url, str(page.relative_to(html_dir)))
+    assert not missing, f"threads linked from pages but missing from the corpus: {missing}"
+
+
+def troubleshooting_leaves(html_dir: Path) -> list:
+    soup = BeautifulSoup((html_dir / "how-to" / "troubleshooting.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    root = soup.find(id="trouble-by-symptom")
+    assert root is not None, "troubleshooting.html has no element with id trouble-by-symptom"
+    if root.name != "section":
+        root = root.find_parent("section") if root.find_parent("section") else root.find_next("section")
+    return [section for section in root.find_all("section") if not section.find("section")]
+
+
+def _starts_with_bold(paragraph, word: str) -> bool:
+    first = next((child for child in paragraph.children if str(child).strip()), None)
+    return getattr(first, "name", None) == "strong" and first.get_text().startswith(word)
+
+
+def test_the_symptom_tree_has_leaves(html_dir):
+    assert len(troubleshooting_leaves(html_dir)) >= 10
+
+
+def leaf_problems(leaf) -> list[str]:
+    """What a troubleshooting leaf lacks: the confirm step, the fix, or a linked report.
+
+    :param leaf: a ``<section>`` element (BeautifulSoup ``Tag``) of the built page.
+    """
+    heading = leaf.find(re.compile(r"^h[1-6]$"))
+    name = heading.get_text(" ", strip=True) if heading else leaf.get("id")
+    paragraphs = leaf.find_all("p")
+    problems = []
+    if not any(_starts_with_bold(p, "Confirm") for p in paragraphs):
+        problems.append(f"{name}: no paragraph starting with **Confirm:**")
+    if not any(_starts_with_bold(p, "Fix") for p in paragraphs):
+        problems.append(f"{name}: no paragraph starting with **Fix**")
+    if not thread_links(leaf):
+        problems.append(f"{name}: links no public report")
+    return problems
+
+
+def test_every_troubleshooting_leaf_has_a_confirm_step_a_fix_and_a_report(html_dir):
+    problems = [problem for leaf in troubleshooting_leaves(html_dir) for problem in leaf_problems(leaf)]
+    assert not problems, problems
+
+
+def test_a_leaf_without_confirm_fix_or_report_is_named():
+    html = ("<section id='x'><h4>Slow</h4><p><strong>Fix:</strong> do this.</p>"
+            "<p>See <a href='https://example.org/'>elsewhere</a>.</p></section>")
+    leaf = BeautifulSoup(html, "html.parser").section
+    assert leaf_problems(leaf) == ["Slow: no paragraph starting with **Confirm:**", "Slow: links no public report"]
+    html = ("<section><h4>Fine</h4><p><strong>Confirm:</strong> look.</p><p><strong>Fix:</strong> x</p>"
+            "<p><a href='https://github.com/sgl-project/sglang/issues/1#issuecomment-2'>#1</a></p></section>")
+    assert leaf_problems(BeautifulSoup(html, "html.parser").section) == []
+
+
+def test_a_leaf_with_an_open_report_links_the_known_issues_page(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    open_reports = thread_links(soup.find("main") or soup)
+    problems = []
+    for leaf in troubleshooting_leaves(html_dir):
+        if thread_links(leaf) & open_reports and not leaf.find("a", href=re.compile(r"known-issues\.html")):
+            problems.append(leaf.get("id"))
+    assert not problems, f"leaves that cite a known issue but do not link the known-issues page: {problems}"
+
+
+def test_known_issues_lists_no_report_that_is_fixed(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    status = {entry["url"]: entry["status"] for _, entry in corpus()}
+    fixed = sorted(url for url in thread_links(soup.find("main") or soup)
+                   if status.get(url, "").startswith("fixed-in-"))
+    assert not fixed, f"known-issues links reports that are fixed in the pinned release: {fixed}"
+
+
+def test_known_issues_lists_every_report_that_still_applies(html_dir):
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    listed = thread_links(soup.find("main") or soup)
+    missing = sorted(entry["url"] for _, entry in corpus()
+                     if entry["status"] == "still-applies" and entry["symptom"] in BUG_SYMPTOMS
+                     and entry["url"] not in listed)
+    assert not missing, f"reports that still apply but are not on known-issues: {missing}"
