@@ -18,12 +18,13 @@ help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 # The virtual environment is rebuilt when it is missing or older than a requirements file.
-$(BIN)/.installed: requirements.txt requirements-pinned.txt
+$(BIN)/.installed: requirements.txt requirements-pinned.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The pins resolve on Python 3.11; $(PYTHON) is " + sys.version.split()[0] + ". Run: make PYTHON=python3.11 ...")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-pinned.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .  # the checker, speccheck/ (pyproject.toml)
 	touch $@
 
 venv: $(BIN)/.installed ## Create or refresh .venv from the pinned requirements.
@@ -63,8 +64,10 @@ lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed o
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)
 
-check-commands: $(BIN)/.installed ## Check commands, Python blocks and configs without a build (PAGES=docs by default).
-	$(BIN)/python tools/check_commands.py $(or $(PAGES),docs)
+# `make check-commands FILE...` (or PAGES=...): the file names after the target are checked, not built.
+CHECK_FILES := $(filter-out check-commands,$(if $(filter check-commands,$(MAKECMDGOALS)),$(MAKECMDGOALS)))
+check-commands: $(BIN)/.installed ## Check commands in FILE... (Markdown, notebooks, shell; docs/ by default); STRICT=1 fails on warnings.
+	$(BIN)/python tools/check_commands.py $(if $(STRICT),--strict) $(or $(CHECK_FILES),$(PAGES),docs)
 
 FROM ?= 0.5.14
 TO   ?= $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
@@ -78,3 +81,10 @@ flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json f
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache
+
+# The files named after `make check-commands` are its arguments, not targets.
+ifneq ($(filter check-commands,$(MAKECMDGOALS)),)
+.PHONY: $(CHECK_FILES)
+$(CHECK_FILES):
+	@:
+endif

@@ -14,9 +14,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "sphinxext"))
+sys.path.insert(0, str(ROOT / "sphinxext"))  # the project's Sphinx extensions
 
-from pinned import PINNED, check_installed  # noqa: E402  (sphinxext/pinned.py)
+from speccheck.pinned import PINNED, check_installed  # noqa: E402  (the checker package, installed by make venv)
 
 # -- The releases the guide documents (single source: requirements-pinned.txt) --
 check_installed()
@@ -58,9 +58,9 @@ extensions = [
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
-    "command_check",  # every SGLang/SpecForge command and Python block, checked by the pinned parsers
-    "server_args_ref",  # the sglang-options directive (reference/server-arguments.md)
-    "release_changes",  # the sglang-drift directive (reference/release-changes.md)
+    "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
+    "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
+    "sglang_drift",  # the sglang-drift and flag-history directives (reference/release-changes.md)
     "check_command_page",  # data of the "Check a command" page, written into _static at build time
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
 ]

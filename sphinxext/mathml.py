@@ -45,7 +45,9 @@ def _render(self, node: nodes.Element, tex: str, display: bool) -> None:
         markup = f'<code class="math-source">{html.escape(tex)}</code>'
     if display:
         label = f'<span class="eqno">({node["number"]})</span>' if node.get("number") else ""
-        self.body.append(f'<div class="math notranslate nohighlight">{markup}{label}</div>\n')
+        # tabindex: a formula wider than the column scrolls, and a scrolling region must be
+        # reachable by keyboard (axe: scrollable-region-focusable).
+        self.body.append(f'<div class="math notranslate nohighlight" tabindex="0">{markup}{label}</div>\n')
     else:
         self.body.append(f'<span class="math notranslate nohighlight">{markup}</span>')
     raise nodes.SkipNode

@@ -42,7 +42,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from pinned import PINNED
+from speccheck.pinned import PINNED
 
 logger = logging.getLogger(__name__)
 

@@ -88,12 +88,15 @@ def canonical(flag: str | None) -> str | None:
 
 def _remove(args: list[str], flag: str, values: bool) -> list[str]:
     """``args`` without the first word spelling ``flag`` (also ``flag=...``) and, if ``values``, the words after it."""
-    import command_check
+    try:
+        from speccheck.parse import action_for
+    except ImportError:
+        from command_check import _action_for as action_for
 
     parser = sglang_args.pinned_parser().parser
     for k, word in enumerate(args):
         name = word.partition("=")[0]
-        action, _ = command_check._action_for(parser, name)
+        action, _ = action_for(parser, name)
         target = parser._option_string_actions.get(flag)
         if name == flag or (action is not None and action is target):
             end = k + 1
@@ -225,11 +228,15 @@ def _speccheck_verdict(check_command, text: str) -> tuple[bool, set[str]] | None
     if not commands:
         return None
     entry, args = commands[0].entry, list(commands[0].args)
+    comments = "".join(line + "\n" for line in text.splitlines() if line.lstrip().startswith("#"))
     errors: set[str] = set()
     failed = False
-    for _ in range(50):
+    for round_ in range(50):
         before = list(args)
-        diagnostics = [d for d in check_command(f"{entry} {shlex.join(args)}") if d.severity == "error"]
+        # The text itself first; then the command without the refused flags, after the text's
+        # comment lines (a "# architecture: X" line states the target's architecture).
+        again = text if round_ == 0 else f"{comments}{entry} {shlex.join(args)}"
+        diagnostics = [d for d in check_command(again) if d.severity == "error"]
         failed = failed or bool(diagnostics)
         refused = []
         for d in diagnostics:

@@ -3,23 +3,28 @@
 The bad-input pages in ``tests/fixtures/pages/`` are built once (``bad_build``);
 each must produce a warning naming its file, the line of the mistake and what
 is wrong, and ``good-commands.md`` must produce none. Other tests call the
-checker directly (``sphinxext/command_check.py``), as ``tools/check_commands.py`` does.
+checker directly (the ``speccheck`` package), as ``tools/check_commands.py`` does, and
+assert its verdict on every command of the regression corpus (``tests/fixtures/commands/``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
 import sys
 
 import pytest
+import yaml
 
+import speccheck
 from conftest import ROOT, copy_project
+from speccheck import check as command_check
+from speccheck import sglang_args, shell, spec_rules, startup
+from speccheck.diagnostics import SECTIONS
 
-sys.path.insert(0, str(ROOT / "sphinxext"))
-import command_check  # noqa: E402
-import sglang_args  # noqa: E402
+CORPUS = ROOT / "tests" / "fixtures" / "commands"
 
 
 def warnings_for(build, page: str) -> list[str]:
@@ -64,23 +69,29 @@ def test_a_value_of_the_wrong_type_fails(bad_build):
 
 def test_eagle3_without_a_draft_model_fails(bad_build):
     assert_warns(bad_build, "bad-eagle3-without-draft.md", 4,
-                 "EAGLE3 needs --speculative-draft-model-path", "_handle_eagle_family")
+                 "error: EAGLE3 needs --speculative-draft-model-path", "[draft-path]")
 
 
 def test_two_of_the_three_tree_knobs_fail(bad_build):
-    assert_warns(bad_build, "bad-two-of-three-knobs.md", 7, "together or not at all",
-                 "but not --speculative-num-draft-tokens")
+    assert_warns(bad_build, "bad-two-of-three-knobs.md", 7, "warning: set", "together or not at all",
+                 "but not --speculative-num-draft-tokens", "[tree-knobs-all-or-none]")
 
 
 def test_a_draft_tree_on_trtllm_mha_with_paged_kv_fails(bad_build):
-    assert_warns(bad_build, "bad-topk-page-size-backend.md", 7, "trtllm_mha attention backend supports only "
-                 "--speculative-eagle-topk 1")
-    assert_warns(bad_build, "bad-topk-page-size-backend.md", None, "--page-size 64 works only with the attention "
-                 "backends fa3, flashinfer, triton")
+    # SGLang's own message for the first problem, then the one it would report next.
+    assert_warns(bad_build, "bad-topk-page-size-backend.md", 7, "error: SGLang", "refuses it at start-up: trtllm_mha "
+                 "backend only supports topk = 1")
+    assert_warns(bad_build, "bad-topk-page-size-backend.md", 8, "page_size > 1 is only supported on "
+                 "('fa3', 'flashinfer', 'triton')")
+
+
+def test_an_algorithm_name_sglang_does_not_know_fails_with_sglangs_message(bad_build):
+    assert_warns(bad_build, "bad-unknown-algorithm.md", 5, "error: SGLang",
+                 "Unknown speculative algorithm name: EAGLE2", "[unknown-algorithm]")
 
 
 def test_a_command_marked_expect_fail_must_fail(bad_build):
-    assert_warns(bad_build, "bad-expect-fail-passes.md", 6, "is marked expect-fail but passes every check")
+    assert_warns(bad_build, "bad-expect-fail-passes.md", 6, "is marked expect-fail but the pinned releases accept it")
 
 
 def test_a_command_in_a_notebook_cell_is_checked(bad_build):
@@ -115,6 +126,10 @@ def problems(markdown: str) -> list[str]:
     return [p.message for p in command_check.check_source(markdown, ".md")]
 
 
+def errors(text: str) -> list[speccheck.Diagnostic]:
+    return [d for d in speccheck.check_command(text) if d.severity == "error"]
+
+
 LLAMA_EAGLE3 = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
                 "--speculative-algorithm EAGLE3 --speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B ")
 
@@ -128,13 +143,13 @@ def test_topk_1_with_a_draft_token_count_other_than_steps_plus_1_is_flagged():
 def test_rejection_sampling_needs_topk_1():
     found = problems(f"```bash\n{LLAMA_EAGLE3} --speculative-num-steps 3 --speculative-eagle-topk 4 "
                      "--speculative-num-draft-tokens 8 --speculative-use-rejection-sampling\n```\n")
-    assert any("needs --speculative-eagle-topk 1 (got 4)" in p for p in found)
+    assert any("--speculative-use-rejection-sampling requires --speculative-eagle-topk=1" in p for p in found)
 
 
 def test_standalone_and_ngram_reject_dp_attention():
     for algo in ("STANDALONE --speculative-draft-model-path Qwen/Qwen3-8B", "NGRAM"):
         found = problems(f"```bash\nsglang serve Qwen/Qwen3-8B --speculative-algorithm {algo} --attn-dp-size 2\n```\n")
-        assert any("does not support DP attention" in p for p in found), (algo, found)
+        assert any("does not support dp attention" in p.lower() for p in found), (algo, found)
 
 
 def test_a_target_that_carries_its_own_mtp_layers_needs_no_draft_path():
@@ -155,7 +170,8 @@ def test_the_command_line_tool_reports_file_and_line():
     proc = subprocess.run([sys.executable, "tools/check_commands.py", str(page)], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 1
-    assert re.search(r"bad-cuda-graph-max-bs\.md:6: .*ambiguous option", proc.stdout), proc.stdout
+    assert re.search(r"bad-cuda-graph-max-bs\.md:6: error: .*ambiguous option.*\[ambiguous-flag\]$", proc.stdout,
+                     re.M), proc.stdout
 
 
 def test_the_parser_is_sglangs_own_and_has_the_spec_namespace():
@@ -172,7 +188,7 @@ def test_a_missing_sglang_stops_with_a_clear_message(tmp_path):
 
 def test_dflash_needs_a_draft_model():
     found = problems("```bash\nsglang serve Qwen/Qwen3-8B --speculative-algorithm DFLASH\n```\n")
-    assert any("DFLASH needs --speculative-draft-model-path" in p for p in found)
+    assert any("DFLASH speculative decoding requires setting --speculative-draft-model-path" in p for p in found)
 
 
 def test_a_command_written_as_a_python_list_is_checked():
@@ -189,7 +205,7 @@ def test_a_command_quoted_in_a_log_block_is_not_checked():
 def test_rules_use_the_draft_tree_sglang_picks_when_none_is_set():
     # Llama targets get topk 4 (_auto_choose_speculative_params), which trtllm_mha cannot run.
     found = problems(f"```bash\n{LLAMA_EAGLE3} --attention-backend trtllm_mha\n```\n")
-    assert any("supports only --speculative-eagle-topk 1 (got 4)" in p for p in found)
+    assert any("trtllm_mha backend only supports topk = 1" in p for p in found)
 
 
 # -- Blocks and commands written in the ways pages write them ----------------------------
@@ -204,7 +220,7 @@ def test_a_python_block_inside_a_list_item_is_read_without_the_items_indent():
 def test_an_undefined_name_in_an_indented_python_block_is_found_at_its_line():
     page = "- Step:\n\n  ```python\n  import requests\n\n  requests.get(base_url, timeout=5)\n  ```\n"
     found = command_check.check_source(page, ".md")
-    assert [(p.line, p.message) for p in found] == [(6, "Python block: undefined name 'base_url'")]
+    assert [(p.line, p.severity, p.message) for p in found] == [(6, "error", "Python block: undefined name 'base_url'")]
 
 
 SPEC_ARRAY = ("spec=(\n  --speculative-algorithm EAGLE3\n"
@@ -243,7 +259,7 @@ def test_specforge_called_by_path_or_module_is_checked(command):
 
 def test_python_m_specforge_fails_because_specforge_has_no_main_module():
     found = problems("```bash\npython -m specforge train -c run.yaml\n```\n")
-    assert found == ["python -m specforge: Python cannot run it: No module named specforge.__main__; "
+    assert found == ["Python cannot run `python -m specforge`: No module named specforge.__main__; "
                      "'specforge' is a package and cannot be directly executed"]
 
 
@@ -269,14 +285,14 @@ def test_a_serving_benchmark_command_is_checked_by_the_benchmarks_own_parser():
 
 def test_the_deprecated_benchmark_module_path_is_reported_and_still_checked():
     found = problems("```bash\npython -m sglang.bench_serving --backend sglang --bogus 1\n```\n")
-    assert any("deprecated: use python -m sglang.benchmark.serving" in p for p in found)
+    assert any("deprecated module path: use python -m sglang.benchmark.serving" in p for p in found)
     assert any("unrecognized arguments: --bogus" in p for p in found)
 
 
 def test_installing_or_cloning_specforge_is_not_a_specforge_command():
     page = ("```bash\npip install specforge==0.2.0\ngit clone https://github.com/sgl-project/specforge\n"
             "cd specforge\n```\n")
-    assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
+    assert shell.find_commands(shell.markdown_blocks(page)[0]) == []
 
 
 def test_a_python_argv_list_starting_with_sys_executable_is_checked():
@@ -288,7 +304,7 @@ def test_a_python_argv_list_starting_with_sys_executable_is_checked():
 def test_a_path_through_a_folder_named_specforge_is_not_a_specforge_command():
     page = ('```bash\npython3 -m venv ~/venvs/specforge\n~/venvs/specforge/bin/pip install "specforge==0.2.0"\n'
             "```\n")
-    assert command_check.find_commands(command_check.markdown_blocks(page)[0]) == []
+    assert shell.find_commands(shell.markdown_blocks(page)[0]) == []
 
 
 def fake_sglang(root, server_args: str, **modules: str):
@@ -351,3 +367,246 @@ def test_an_option_declaration_module_that_did_not_load_completely_stops_the_par
     with pytest.raises(sglang_args.SGLangParserError,
                        match=r"did not load completely.*sglang.srt.arg_groups.choices: line 2: ModuleNotFoundError"):
         sglang_args.load_parser(site)
+
+
+# -- The regression corpus: real commands and seeded faults ------------------------------------
+
+
+def corpus(name: str) -> list[dict]:
+    return yaml.safe_load((CORPUS / name).read_text(encoding="utf-8"))
+
+
+REAL = corpus("real.yaml")
+SEEDED = corpus("seeded.yaml")
+
+
+def test_the_corpus_has_enough_real_commands_and_seeded_faults_covering_every_command_rule():
+    assert len(REAL) >= 150 and len(SEEDED) >= 40
+    assert all(e["repo"] and e["commit"] and e["path"] for e in REAL)
+    assert len({" ".join(e["command"].split()) for e in REAL}) == len(REAL), "duplicate real commands"
+    # Every rule a single command can break is seeded; the rest are page-level (fixtures/pages).
+    page_level = {"python-syntax", "python-undefined-name", "specforge-config", "expect-fail-passes", "inline-flag"}
+    assert set(SECTIONS) - page_level <= {e["rule"] for e in SEEDED}
+
+
+@pytest.mark.parametrize("entry", REAL + SEEDED, ids=lambda e: e["id"])
+def test_the_check_gives_the_pinned_releases_verdict(entry):
+    found = speccheck.check_command(entry["command"])
+    errs = [d for d in found if d.severity == "error"]
+    assert ("error" if errs else "pass") == entry["verdict"], [str(d) for d in found]
+    if entry["verdict"] == "error":
+        assert errs[0].rule == entry["rule"], [str(d) for d in errs]
+        assert set(entry["flags"]) <= {d.flag for d in errs}, [str(d) for d in errs]
+    elif entry["rule"] is not None:  # it runs, and the guide warns
+        assert any(d.rule == entry["rule"] and (d.flag in entry["flags"] or not entry["flags"]) for d in found)
+
+
+def _server_namespace(command: str):
+    """SGLang's parse of a corpus command (``None`` when it is no server command or does not parse)."""
+    cmds = shell.find_commands(shell.Block("bash", set(), list(enumerate(command.splitlines(), 1))))
+    if not cmds or cmds[0].entry not in command_check.SERVER_ENTRIES:
+        return None
+    from speccheck.parse import parse, sglang_argv
+
+    parsed = parse(sglang_args.pinned_parser().parser, sglang_argv(cmds[0].entry, cmds[0].args))
+    if parsed.failed or parsed.unresolved or parsed.variables or "--config" in command:
+        return None
+    return parsed.namespace
+
+
+SPEC_SERVER = [(e, ns) for e in REAL + SEEDED if (ns := _server_namespace(e["command"])) is not None
+               and ns.speculative_algorithm]
+
+
+@pytest.mark.parametrize("entry,ns", SPEC_SERVER, ids=[e["id"] for e, _ in SPEC_SERVER])
+def test_the_restated_rules_agree_with_sglangs_start_up_hook(entry, ns):
+    """Re-stated rules (spec_rules.restated_problems) fire only where SGLang's own hook refuses."""
+    arch = spec_rules.architecture_of(ns.model_path) if ns.model_path else None
+    if startup.algorithm_error(ns.speculative_algorithm):
+        return
+    restated = spec_rules.restated_problems(ns, ns.speculative_algorithm.upper(), arch)
+    outcome = startup.run(ns, arch or "UnknownForCausalLM")
+    if restated:
+        assert outcome.error, (entry["id"], restated)
+
+
+@pytest.mark.parametrize("entry,ns", SPEC_SERVER, ids=[e["id"] for e, _ in SPEC_SERVER])
+def test_the_draft_path_rule_agrees_with_what_sglang_does_without_a_draft_path(entry, ns):
+    """Where a command omits the draft path, SGLang either points the draft at the target (its hook
+    declares ``speculative_draft_model_path``) or rewrites the target's architecture to a draft one
+    (``ModelConfig``, read by spec_rules); the check's draft-path error fires exactly otherwise."""
+    algo = ns.speculative_algorithm.upper()
+    if ns.speculative_draft_model_path or algo not in ("EAGLE", "EAGLE3", "NEXTN"):
+        return
+    arch = spec_rules.architecture_of(ns.model_path)
+    if arch is None:
+        return  # the check warns: it cannot place the model
+    outcome = startup.run(ns, arch)
+    sglang_supplies_draft = outcome.resolved.get("speculative_draft_model_path") == ns.model_path
+    draft_rewrite = arch in spec_rules.source_facts().bundled_draft_architectures
+    fires = any(d.rule == "draft-path" for d in speccheck.check_command(entry["command"]))
+    assert fires == (not sglang_supplies_draft and not draft_rewrite), (entry["id"], arch, outcome)
+
+
+def test_specforge_exits_on_embedding_source_with_to_sglang_as_the_check_says():
+    from specforge import cli
+
+    argv = ["export", "--to", "sglang", "--checkpoint", "c", "--draft-config", "d", "--output-dir", "o",
+            "--embedding-source", "x"]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)  # SpecForge's own main: parser.error before any export work
+    assert exc.value.code == 2
+    assert [d.rule for d in errors("specforge " + " ".join(argv))] == ["specforge-export"]
+
+
+# The run config the SpecForge how-to includes (docs/_examples/specforge/), valid for SpecForge's loader.
+GOOD_RUN_CONFIG = next((p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs/_examples/specforge").glob("*.yaml"))),
+                       None)
+
+
+@pytest.mark.parametrize("override", ["training.learning_rate=1e-4", "training.learning_rte=1e-4",
+                                      "model.target_model_path=Qwen/Qwen3-8B", "nosection.field=1"])
+def test_the_override_rule_agrees_with_specforges_apply_overrides(override, tmp_path):
+    from specforge.config import load_config
+
+    if GOOD_RUN_CONFIG is None:
+        pytest.skip("docs/_examples/specforge has no run config")
+    path = tmp_path / "run.yaml"
+    path.write_text(GOOD_RUN_CONFIG)
+    try:
+        load_config(str(path), [override])
+        specforge_accepts = True
+    except ValueError as exc:
+        specforge_accepts = "does not exist" not in str(exc)
+    check_accepts = command_check._override_problem(override) is None
+    assert check_accepts == specforge_accepts
+
+
+def test_an_unknown_algorithm_is_refused_with_sglangs_own_message():
+    found = errors(f"sglang serve {LLAMA_EAGLE3.split()[4]} --speculative-algorithm EAGLE2")
+    assert found[0].rule == "unknown-algorithm"
+    assert "Unknown speculative algorithm name: EAGLE2" in found[0].message
+    assert found[0].source.endswith("SpeculativeAlgorithm.from_string")
+
+
+def test_the_algorithm_names_come_from_sglangs_registry():
+    assert {"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"} <= set(
+        startup.algorithm_names())
+    assert startup.algorithm_error("NEXTN") is None and startup.algorithm_error("nextn") is None
+
+
+def test_every_problem_of_a_command_is_reported_in_line_order():
+    text = ("python -m sglang.launch_server --model-path m \\\n  --cuda-graph-max-bs 8 \\\n"
+            "  --speculative-num-stepz 3 \\\n  --attention-backend nope")
+    found = speccheck.check_command(text)
+    assert [(d.line, d.rule, d.flag) for d in found] == [
+        (2, "ambiguous-flag", "--cuda-graph-max-bs"), (3, "unknown-flag", "--speculative-num-stepz"),
+        (4, "invalid-value", "--attention-backend")]
+
+
+def test_a_diagnostic_reads_like_a_compiler_message():
+    d = speccheck.check_command("sglang serve m --speculative-num-stepz 3")[0]
+    assert str(d).startswith("<command>:1: error: ")
+    d = speccheck.check_file(ROOT / "tests/fixtures/pages/bad-flag-unknown.md")[0]
+    assert str(d).startswith(f"{ROOT / 'tests/fixtures/pages/bad-flag-unknown.md'}:4: error: ")
+    assert d.section == "server-arguments" and d.flag == "--speculative-num-stepz"
+
+
+def test_a_renamed_flag_names_its_replacement_and_when_it_changed():
+    d = errors("sglang serve m --speculative-dflash-draft-window-size 8")[0]
+    assert d.rule == "renamed-flag"
+    assert "renamed to --speculative-draft-window-size" in d.message
+    assert re.search(r"(in SGLang \S+|between SGLang \S+ and \S+)", d.message)
+
+
+def test_a_split_flag_names_the_flags_that_replace_it():
+    d = errors("sglang serve m --cuda-graph-max-bs 8")[0]
+    assert "--cuda-graph-max-bs-decode and --cuda-graph-max-bs-prefill" in d.message
+
+
+def test_a_text_without_a_command_says_so():
+    assert [d.rule for d in speccheck.check_command("pip install sglang")] == ["not-a-command"]
+
+
+def test_an_unbalanced_quote_shows_what_was_read():
+    found = speccheck.check_command('sglang serve m --api-key "abc --speculative-num-stepz 3')
+    assert found[0].rule == "unreadable-command" and "the check read only" in found[0].message
+
+
+def test_a_model_the_check_cannot_place_is_a_warning_unless_the_page_states_its_architecture():
+    text = "sglang serve my-org/new-model --speculative-algorithm NEXTN"
+    assert [(d.severity, d.rule) for d in speccheck.check_command(text)] == [("warning", "unknown-architecture")]
+    assert speccheck.check_command("# architecture: DeepseekV3ForCausalLM\n" + text) == []
+    page = ("```{code-block} bash\n:architecture: LlamaForCausalLM\n\n" + text + "\n```\n")
+    assert [d.rule for d in speccheck.check_source(page, ".md")] == ["draft-path"]
+
+
+def test_every_rule_has_a_section_that_the_guide_defines():
+    labels = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        labels |= set(re.findall(r"^\(([\w-]+)\)=", page.read_text(encoding="utf-8"), re.M))
+    missing = {rule: label for rule, label in SECTIONS.items() if label and label not in labels}
+    assert not missing
+
+
+def test_each_architecture_entry_names_its_config_and_an_sglang_model_class_that_serves_it():
+    root = spec_rules._sglang_dir().parent
+    for model, entry in spec_rules.architectures_file_entries().items():
+        assert entry["config"] == f"https://huggingface.co/{model}/blob/main/config.json"
+        path, name = entry["registry"].split("::")
+        assert name == entry["architecture"], model
+        source = (root / path).read_text(encoding="utf-8")
+        assert re.search(rf"^class {name}\b", source, re.M), (model, path)
+        entry_class = re.search(r"^EntryClass\s*=\s*(.+?)(?:\n\S|\Z)", source, re.M | re.S)
+        assert entry_class and re.search(rf"\b{name}\b", entry_class.group(1)), (model, "not in EntryClass")
+
+
+def test_the_tool_exits_non_zero_on_errors_only_and_on_warnings_with_strict(tmp_path):
+    warn = tmp_path / "warn.sh"
+    warn.write_text("sglang serve Qwen/Qwen3-8B --dp-size 2 --enable-dp-attention\n")
+    err = tmp_path / "err.md"
+    err.write_text("```bash\nsglang serve Qwen/Qwen3-8B --nope\n```\n")
+    run = lambda *a: subprocess.run([sys.executable, "tools/check_commands.py", *a], cwd=ROOT,  # noqa: E731
+                                    capture_output=True, text=True)
+    assert run(str(warn)).returncode == 0
+    proc = run("--strict", str(warn))
+    assert proc.returncode == 1 and f"{warn}:1: warning: --enable-dp-attention is deprecated" in proc.stdout
+    assert run(str(err)).returncode == 1
+
+
+def test_no_tool_or_test_reaches_the_checker_through_sys_path():
+    for path in [*(ROOT / "tools").glob("*.py"), *(ROOT / "tests").glob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for module in ("command_check", "sglang_args", "spec_rules", "specforge_args", "pinned"):
+            assert not re.search(rf"^\s*(import {module}\b|from {module} import)", text, re.M), (path, module)
+
+
+def test_the_namespace_of_a_stand_in_value_is_not_taken_for_sglangs_verdict():
+    # A topk given as a variable may be 1 (trtllm_mha runs it) or 2 (it does not): no error.
+    text = f"{LLAMA_EAGLE3} --speculative-num-steps 3 --speculative-eagle-topk $TOPK " \
+           "--speculative-num-draft-tokens 4 --attention-backend trtllm_mha"
+    assert errors(text) == []
+    assert argparse  # the module is used by the corpus helpers above
+
+
+def test_the_flag_history_file_names_the_release_of_a_split(tmp_path):
+    from speccheck import history
+
+    data = {"releases": ["0.4.0", "0.5.20"], "flags": {"--cuda-graph-max-bs": {"events": [
+        {"release": "0.4.0", "change": "added"},
+        {"release": "0.5.20", "change": "split", "into": ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]}]}}}
+    path = tmp_path / "flag-history.json"
+    path.write_text(__import__("json").dumps(data))
+    change = history.changes(path, tmp_path / "none.json")["--cuda-graph-max-bs"]
+    assert change.sentence() == ("--cuda-graph-max-bs was split into --cuda-graph-max-bs-decode and "
+                                 "--cuda-graph-max-bs-prefill in SGLang 0.5.20")
+
+
+@pytest.mark.parametrize("entry,ns", SPEC_SERVER, ids=[e["id"] for e, _ in SPEC_SERVER])
+def test_sglangs_start_up_hook_runs_to_the_end_on_every_corpus_command(entry, ns):
+    """The stand-ins (hardware, model config, draft config) suffice: no corpus command leaves the hook
+    undecided, which the check would otherwise treat as accepted."""
+    if startup.algorithm_error(ns.speculative_algorithm):
+        return
+    arch = spec_rules.architecture_of(ns.model_path or "") or "UnknownForCausalLM"
+    assert startup.run(ns, arch).undecided is None

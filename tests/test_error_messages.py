@@ -22,7 +22,7 @@ from test_commands import assert_warns
 
 sys.path.insert(0, str(ROOT / "tools"))
 import error_messages as em  # noqa: E402  (tools/error_messages.py)
-from pinned import PINNED  # noqa: E402  (sphinxext/, on sys.path through conftest)
+from speccheck.pinned import PINNED  # noqa: E402  (the checker package)
 
 EXPLANATIONS = ROOT / "docs" / "_data" / "error-messages.yaml"
 REPORTS = ROOT / "docs" / "_data" / "field-reports" / "errors.yaml"

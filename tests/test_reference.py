@@ -1,8 +1,8 @@
 """The generated reference pages say what SGLang's own parsers say, and nothing else.
 
 ``reference/server-arguments.md`` is rendered from the pinned SGLang's parser
-(``sphinxext/server_args_ref.py``); ``reference/release-changes.md`` from the JSON
-that ``tools/sglang_drift.py`` writes (``sphinxext/release_changes.py``).
+(``sphinxext/sglang_options.py``); ``reference/release-changes.md`` from the JSON
+that ``tools/sglang_drift.py`` writes (``sphinxext/sglang_drift.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from bs4 import BeautifulSoup
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "sphinxext"))
 sys.path.insert(0, str(ROOT / "tools"))
-import sglang_args  # noqa: E402
 import sglang_drift  # noqa: E402
+from speccheck import sglang_args  # noqa: E402
 
 DRIFT = ROOT / "docs" / "_data" / "sglang-drift-0.5.14-0.5.23.json"
 

@@ -54,7 +54,7 @@ def test_every_source_page_is_in_the_navigation(html_dir):
 
 
 def test_pinned_versions_are_shown_on_the_landing_page(html_dir):
-    from pinned import PINNED
+    from speccheck.pinned import PINNED
 
     text = BeautifulSoup((html_dir / "index.html").read_text(), "html.parser").get_text(" ")
     assert f"SGLang {PINNED['sglang']}" in text

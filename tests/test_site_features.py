@@ -98,7 +98,7 @@ def test_every_page_has_the_favicon(html_dir):
 
 @pytest.mark.parametrize("rel", ["index.html", *CONTENT_PAGES[-3:], "404.html"])
 def test_banner_names_the_pinned_releases(rel, html_dir):
-    from pinned import PINNED
+    from speccheck.pinned import PINNED
 
     banner = soup(html_dir, rel).select_one(".bd-header-announcement")
     assert banner is not None

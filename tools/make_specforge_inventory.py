@@ -17,8 +17,7 @@ import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "sphinxext"))
-from pinned import PINNED  # noqa: E402
+from speccheck.pinned import PINNED  # noqa: E402  (the checker package, installed by make venv)
 
 PAGES = ROOT / "tools" / "specforge_pages.txt"
 INVENTORY = ROOT / "docs" / "_inventories" / f"specforge-{PINNED['specforge']}.inv"

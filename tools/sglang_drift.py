@@ -8,7 +8,7 @@ Each release is installed without dependencies into its own directory under the
 cache (``pip install --no-deps --target``; nothing is installed when the cache
 already has it, and the release installed in ``.venv`` is used as it is). Each
 release's own ``ServerArgs.add_cli_args`` parser is then built in a separate
-Python process by ``sphinxext/sglang_args.py`` (no torch needed), and the options
+Python process by ``speccheck/sglang_args.py`` (no torch needed), and the options
 are compared by flag name:
 
 - **added** / **removed**: a flag that only one release has;
@@ -21,7 +21,7 @@ namespace (``fields/spec.py: Spec``) in the newer release, and every flag or
 field whose name contains ``speculative``.
 
 The JSON written with ``--json`` is what ``docs/reference/release-changes.md``
-renders (``sphinxext/release_changes.py``); ``make sglang-drift`` regenerates it.
+renders (``sphinxext/sglang_drift.py``); ``make sglang-drift`` regenerates it.
 Pip's usual settings apply (``PIP_FIND_LINKS=/dir/of/wheels`` to install from
 local wheels).
 """
@@ -65,8 +65,7 @@ def dump(site: Path | None) -> dict:
 
 
 def _dump_here(site: str) -> None:
-    sys.path.insert(0, str(ROOT / "sphinxext"))
-    import sglang_args
+    from speccheck import sglang_args
 
     loaded = sglang_args.load_parser(None if site == "-" else site)
     json.dump({"version": loaded.version, "options": [o.as_dict() for o in sglang_args.options(loaded)]},

@@ -37,7 +37,8 @@
 
   // -- Reading the pasted text ------------------------------------------------
   var VARIABLE_RE = /\$|\{.*\}|^<[^<>]+>$/;
-  var PYTHON_RE = /^(?:[\w.~-]*\/)*python(?:3(?:\.\d+)?)?$/;
+  // python, python3, python3.11, a path to one ($VENV/bin/python), or a variable holding it ($PYTHON).
+  var PYTHON_RE = /^(?:[\w.~${}-]*\/)*python(?:3(?:\.\d+)?)?$|^\$\{?\w*PYTHON\w*\}?$/i;
   var ASSIGN_RE = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
   // Shell words of one logical line; operators (; & | ( )) and redirections end a command.
@@ -73,7 +74,7 @@
       }
       i++;
     }
-    if (quote && problems) problems.push(quote);
+    if (quote && problems) problems.push(words.length);  // the index of the word the open quote starts
     push();
     return words;
   }
@@ -123,7 +124,14 @@
           if (use && arrays[use[1]]) args = args.concat(arrays[use[1]]); else args.push(words[j]);
         }
         var stated = /#\s*architecture:\s*([A-Za-z_][\w.]*)/.exec(text);
-        return { entry: entry, args: args, env: env, unbalanced: problems.length > 0, arch: stated ? stated[1] : null };
+        var openFlag = null;
+        if (problems.length) {
+          for (j = Math.min(problems[0], words.length) - 1; j >= k + take; j--) {
+            if (typeof words[j] === "string" && words[j].indexOf("--") === 0) { openFlag = words[j].split("=")[0]; break; }
+          }
+        }
+        return { entry: entry, args: args, env: env, unbalanced: problems.length > 0, openFlag: openFlag,
+                 arch: stated ? stated[1] : null };
       }
     }
     return null;
@@ -370,9 +378,10 @@
     return out;
   }
 
+  // DP attention as the build's check sees it: --attn-dp-size > 1. (The deprecated
+  // --enable-dp-attention with --dp-size is reported as deprecated and not counted.)
   function dpAttention(ns, given) {
-    if (given.attn_dp_size && (ns.attn_dp_size || 1) > 1) return true;
-    return !!ns.enable_dp_attention && !!given.dp_size && (ns.dp_size || 1) > 1;
+    return !!given.attn_dp_size && (ns.attn_dp_size || 1) > 1;
   }
 
   function backendsOf(ns) {
@@ -438,8 +447,10 @@
         add("warning", "--speculative-num-steps", "all-or-none", "all-or-none", text + " SGLang's start-up checks " +
             "let this through and leave the draft tokens unset; expect a failure once the server runs.");
       } else {
-        add("error", "--speculative-num-steps", "all-or-none", "all-or-none", text + (set.indexOf(flags[0]) < 0
-            ? " SGLang stops at start-up with a bare AssertionError." : " SGLang stops at start-up with a TypeError."));
+        // A bare assert (steps unset) names no flag, as the build's check reports it.
+        add("error", set.indexOf(flags[0]) < 0 ? null : "--speculative-num-steps", "all-or-none", "all-or-none", text +
+            (set.indexOf(flags[0]) < 0 ? " SGLang stops at start-up with a bare AssertionError."
+                                       : " SGLang stops at start-up with a TypeError."));
       }
     }
     var topk = given.speculative_eagle_topk ? ns.speculative_eagle_topk : null;
@@ -455,7 +466,8 @@
       }
     }
     var backends = backendsOf(ns);
-    if (topk !== null && topk > 1 && backends.indexOf("trtllm_mha") >= 0) {
+    var trtllm = topk !== null && topk > 1 && backends.indexOf("trtllm_mha") >= 0;
+    if (trtllm) {
       add("error", "--speculative-eagle-topk", "trtllm-topk", "topk-backends", "The trtllm_mha attention backend supports " +
           "only `--speculative-eagle-topk 1` (got " + topk + ").");
     }
@@ -485,7 +497,9 @@
     var page = pageSize(ns, given, add);
     if (topk !== null && topk > 1 && page !== null && page > 1 && given.attention_backend &&
         F.page_tree_backends.indexOf(ns.attention_backend) < 0) {
-      add("error", "--speculative-eagle-topk", page === givenPage(ns, given) ? "topk-backends" : "topk-backends-forced", "topk-backends", "`--speculative-eagle-topk " + topk +
+      // Named by topk, or by the page size when the trtllm_mha error already names topk (as the build does).
+      add("error", trtllm ? "--page-size" : "--speculative-eagle-topk",
+          page === givenPage(ns, given) ? "topk-backends" : "topk-backends-forced", "topk-backends", "`--speculative-eagle-topk " + topk +
           "` with page size " + page + " works only with the attention backends " + codeList(F.page_tree_backends) +
           "; got `--attention-backend " + ns.attention_backend + "`.");
     }
@@ -577,7 +591,8 @@
   }
 
   function uno(ns, given, dp, add) {
-    function e(flag, msg) { add("error", flag, "uno", "value", msg); }
+    var first = true;  // SGLang's _handle_uno stops at its first error: report that one
+    function e(flag, msg) { if (first) add("error", flag, "uno", "value", msg); first = false; }
     if (given.speculative_draft_model_path) e("--speculative-draft-model-path", "UNO reuses the target model and does not accept `--speculative-draft-model-path`.");
     if (!ns.uno_lora_path) e("--uno-lora-path", "UNO needs `--uno-lora-path`.");
     if (ns.enable_deterministic_inference) e("--enable-deterministic-inference", "UNO does not support `--enable-deterministic-inference`.");
@@ -638,8 +653,8 @@
     }
     if (cmd.args.indexOf("-h") >= 0 || cmd.args.indexOf("--help") >= 0) return { command: true, entry: cmd.entry, diagnostics: diags };
     if (cmd.unbalanced) {
-      diags.push({ severity: "error", flag: null, rule: "unbalanced-quote", link: null, message: "A quote is " +
-                   "not closed: the shell would wait for the rest of the command, so the words after it are not " +
+      diags.push({ severity: "error", flag: cmd.openFlag, rule: "unbalanced-quote", link: null, message: "A quote is " +
+                   "not closed" + (cmd.openFlag ? " in the value of `" + cmd.openFlag + "`" : "") + ": the shell would wait for the rest of the command, so the words after it are not " +
                    "what SGLang receives. Close the quote." });
     }
     var p = parse(sglangArgv(cmd.entry, cmd.args));

@@ -40,8 +40,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 import check_command_page
-import sglang_args
-from server_args_ref import literal_list
+from sglang_options import literal_list
+from speccheck import sglang_args
 
 PARTS = ("summary", "added", "removed", "renamed", "changed")
 

@@ -274,7 +274,7 @@ class LoadedParser:
     namespaces: dict[str, str]
 
 
-def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
+def load_parser(site_dir: str | Path | None = None, keep: dict | None = None) -> LoadedParser:
     """Build ``ServerArgs.add_cli_args`` into a fresh parser, from ``site_dir`` or the installed wheel.
 
     This is the parser both ``python -m sglang.launch_server`` and ``sglang serve``
@@ -283,6 +283,9 @@ def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
     :param site_dir: a directory holding an ``sglang`` package (e.g. a
         ``pip install --no-deps --target`` directory); ``None`` uses the one on
         ``sys.path``. Runs in this process and leaves :data:`sys.modules` as it was.
+    :param keep: when given, receives ``modules`` (the ``sglang`` modules loaded) and ``finder``
+        (the import hook that loads more of them the same way), so that :mod:`speccheck.startup`
+        can run SGLang's start-up code on the same modules without loading them again.
     :returns: a :class:`LoadedParser`.
     :raises SGLangParserError: SGLang is not installed there, its ``server_args``
         module did not load, ``add_cli_args`` failed, a stand-in reached an
@@ -311,13 +314,26 @@ def load_parser(site_dir: str | Path | None = None) -> LoadedParser:
             raise SGLangParserError(f"SGLang's option declarations did not load completely, so the parser could "
                                     f"differ from SGLang's: {_failure_summary(partial)}")
         namespaces = dict(getattr(server_args_cls, "_NS_BY_FIELD", None) or {})
+        if keep is not None:
+            keep["modules"] = {n: m for n, m in sys.modules.items() if n == "sglang" or n.startswith("sglang.")}
+            keep["finder"] = next(f for f in sys.meta_path if isinstance(f, _SGLangFinder))
     return LoadedParser(parser, version, namespaces)
 
 
 @functools.cache
+def _pinned() -> tuple[LoadedParser, dict]:
+    keep: dict = {}
+    return load_parser(keep=keep), keep
+
+
 def pinned_parser() -> LoadedParser:
     """The server parser of the installed SGLang, built once per process (see :func:`load_parser`)."""
-    return load_parser()
+    return _pinned()[0]
+
+
+def pinned_modules() -> dict:
+    """``{"modules": ..., "finder": ...}`` of the load behind :func:`pinned_parser` (see ``keep`` there)."""
+    return _pinned()[1]
 
 
 @functools.cache

@@ -26,7 +26,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-import sglang_args
+from speccheck import sglang_args
 
 PROGRAM = sglang_args.PROG
 

@@ -17,7 +17,7 @@ import functools
 import tempfile
 from pathlib import Path
 
-from sglang_args import parser_built_by
+from speccheck.sglang_args import parser_built_by
 
 
 @functools.cache

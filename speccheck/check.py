@@ -1,0 +1,513 @@
+"""Check SGLang and SpecForge commands, Python blocks and SpecForge configs; report :class:`Diagnostic` s.
+
+Who decides what, for a server command (``python -m sglang.launch_server``,
+``sglang serve``):
+
+1. SGLang's own parser (:mod:`speccheck.sglang_args`): unknown flags, values of the
+   wrong type or outside the choices, ambiguous prefixes. Every bad flag of the
+   command is reported (:mod:`speccheck.parse`); a flag that the flag history says was
+   renamed, split or removed names its replacement and the release.
+2. SGLang's algorithm registry (``SpeculativeAlgorithm.from_string``): an unknown
+   ``--speculative-algorithm`` name (``--speculative-algorithm`` has no choices,
+   so argparse accepts ``EAGLE2``; start-up refuses it).
+3. SGLang's speculative start-up hook, run with the hardware and the model config
+   stubbed (:mod:`speccheck.startup`): everything it refuses is an error with its own
+   message; the draft-token count it silently replaces is a warning.
+4. Re-stated, because the hook cannot see it without the checkpoint: whether a target
+   without ``--speculative-draft-model-path`` carries its own draft layer
+   (:func:`speccheck.spec_rules.carries_draft`). A target the check cannot place is a
+   warning, unless the page states its architecture (``# architecture: X`` in the
+   block, or the block option ``:architecture: X``).
+5. The guide's style, warnings: abbreviations, deprecated spellings, setting only some
+   of the three draft-tree flags (SGLang fills the rest or fails later).
+
+SpecForge commands are parsed by SpecForge's own parser; the checks ``specforge/cli.py:
+main`` makes after parsing (``--embedding-source`` only with ``--to hf``) and the dotted
+overrides of ``specforge train`` (each path must exist in the run-config schema) are
+re-stated, because running ``main`` would start the work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import functools
+import importlib.util
+import re
+from pathlib import Path
+
+from pyflakes import checker as pyflakes_checker
+from pyflakes import messages as pyflakes_messages
+
+from speccheck import history, sglang_args, spec_rules, specforge_args, startup
+from speccheck.diagnostics import ERROR, WARNING, Diagnostic, make
+from speccheck.parse import ArgProblem, Parsed, other_stand_in, parse, sglang_argv
+from speccheck.pinned import PINNED
+from speccheck.shell import (
+    EXPECT_FAIL,
+    PYTHON_LANGS,
+    SPECFORGE_CONFIG,
+    Block,
+    Command,
+    find_commands,
+    markdown_blocks,
+    notebook_blocks,
+)
+
+HOOK = startup.HOOK
+SERVER_ENTRIES = ("python -m sglang.launch_server", "sglang serve")
+# "# architecture: DeepseekV3ForCausalLM" in a block states the target's architecture.
+ARCH_COMMENT_RE = re.compile(r"#\s*architecture:\s*([A-Za-z_][\w.]*)")
+
+# -- Entry points of the pinned packages ----------------------------------------------
+
+
+def _package_dir(top: str) -> Path | None:
+    spec = importlib.util.find_spec(top)  # finds the package without importing it
+    return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
+
+
+@functools.cache
+def not_runnable(module: str) -> str | None:
+    """Why ``python -m <module>`` fails with the installed packages, in Python's words; ``None`` if it runs.
+
+    :param module: a dotted name in ``sglang`` or ``specforge``.
+
+    A module runs when it is a ``.py`` file, or a package with a ``__main__.py``;
+    SpecForge 0.2.0 has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
+    """
+    top, *rest = module.split(".")
+    base = _package_dir(top)
+    path = base.joinpath(*rest) if base else None
+    if path is None:
+        return f"No module named {top}"
+    if rest and path.with_suffix(".py").is_file():
+        return None
+    if (path / "__init__.py").is_file():
+        if (path / "__main__.py").is_file():
+            return None
+        return f"No module named {module}.__main__; '{module}' is a package and cannot be directly executed"
+    return f"No module named {module}"
+
+
+@functools.cache
+def replacement_of(module: str) -> str | None:
+    """The module a deprecated ``python -m`` path names as its replacement, or ``None``.
+
+    Read from the module's docstring, which SGLang writes as "Deprecated import
+    path for ``sglang.benchmark.serving``" (``sglang/bench_serving.py``,
+    ``sglang/bench_one_batch_server.py``).
+    """
+    top, *rest = module.split(".")
+    base = _package_dir(top)
+    path = base.joinpath(*rest).with_suffix(".py") if base and rest else None
+    if path is None or not path.is_file():
+        return None
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    found = re.match(r"Deprecated import path for ``([\w.]+)``", doc)
+    return found.group(1) if found else None
+
+
+# -- Turning parser problems into diagnostics -------------------------------------------
+
+# SGLang's start-up messages -> (rule id, flag the message is about). Only to file the message
+# under a rule and a line: the verdict and the words are SGLang's own.
+HOOK_RULES: list[tuple[str, str, str | None]] = [
+    (r"trtllm_mha backend only supports topk", "topk-backend", "--speculative-eagle-topk"),
+    (r"speculative_eagle_topk > 1 with page_size > 1", "topk-backend", "--speculative-eagle-topk"),
+    (r"does not support dp attention|with dp attention", "dp-attention", "--attn-dp-size"),
+    (r"--speculative-use-rejection-sampling", "rejection-sampling", "--speculative-use-rejection-sampling"),
+    (r"--speculative-use-block-verification", "block-verification", "--speculative-use-block-verification"),
+    (r"--speculative-draft-sink-size|--speculative-draft-window-size", "draft-window",
+     "--speculative-draft-sink-size"),
+    (r"^(?:ValueError: )?DFLASH", "dflash", "--speculative-algorithm"),
+    (r"DSpark", "dspark", "--speculative-num-draft-tokens"),
+    (r"^(?:ValueError: )?UNO", "uno", "--speculative-algorithm"),
+    (r"adaptive", "adaptive-steps", "--speculative-num-steps"),
+    (r"ngram-external", "ngram-corpus", "--speculative-ngram-external-corpus-path"),
+    (r"Unknown speculative algorithm name", "unknown-algorithm", "--speculative-algorithm"),
+    (r"NoneType|assert", "tree-knobs-all-or-none", "--speculative-num-steps"),
+]
+
+
+def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str) -> Diagnostic:
+    """A parser problem as a diagnostic; renamed, split and removed flags name the replacement and release."""
+    flag, message, rule = problem.flag, problem.message, problem.rule
+    change = history.changes().get(flag) if flag and rule in ("unknown-flag", "ambiguous-flag") else None
+    if change is not None:
+        rule = "removed-flag" if change.kind == "removed" else "renamed-flag"
+        instead = f": use {' or '.join(change.into)}" if change.into else ""
+        message = f"{change.sentence()}{instead} ({program}: {message}; flag history: {history.source()})"
+    elif rule == "ambiguous-flag" and flag:
+        candidates = re.findall(r"--[\w-]+", message.split("could match", 1)[-1])
+        release = (f"SpecForge {PINNED['specforge']}" if program.startswith("SpecForge")
+                   else f"SGLang {PINNED['sglang']}")
+        message = (f"{flag} is not a flag of {release}: it is the "
+                   f"start of {' and '.join(candidates)}, so the parser cannot tell which one you mean; write one of "
+                   f"them ({program}: {message})")
+    elif problem.severity == ERROR:
+        message = f"{program} rejects it: {message} (read: `{_short(cmd.read)}`)"
+    if rule == "abbreviated-flag" and flag and change is None:
+        message = problem.message
+    return make(cmd.line_of_flag(flag), problem.severity, rule, message, flag)
+
+
+def _short(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _hook_diagnostic(cmd: Command, error: str, version: str) -> Diagnostic:
+    rule, flag = "startup-error", None
+    for pattern, r, f in HOOK_RULES:
+        if re.search(pattern, error):
+            rule, flag = r, f
+            break
+    # The flag SGLang's message names first, when it is one of the parser's.
+    known = sglang_args.pinned_parser().parser._option_string_actions
+    named = [f for f in re.findall(r"--[a-z][\w-]*", error) if f in known]
+    if named and rule not in ("topk-backend", "dspark", "tree-knobs-all-or-none"):
+        flag = named[0]
+    text = error.removeprefix("ValueError: ")
+    return make(cmd.line_of_flag(flag), ERROR, rule, f"SGLang {version} refuses it at start-up: {text}", flag,
+                HOOK)
+
+
+# -- Server commands ------------------------------------------------------------------
+
+
+def _stated_architecture(block: Block | None, cmd: Command) -> str | None:
+    if block is not None and block.options.get("architecture"):
+        return block.options["architecture"]
+    texts = [t for _, t in (block.lines if block is not None else cmd.physical)]
+    for text in texts:
+        m = ARCH_COMMENT_RE.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[Diagnostic]:
+    """Every problem of an SGLang server command, in the order described in the module docstring."""
+    loaded = sglang_args.pinned_parser()
+    words = sglang_argv(entry, cmd.args)
+    has_config = any(w == "--config" or w.startswith("--config=") for w in words)
+    parsed = parse(loaded.parser, words, required_given=has_config)
+    out = [_argparse_diagnostic(cmd, p, "SGLang's parser") for p in parsed.problems]
+    if parsed.failed or parsed.namespace is None:
+        return out
+    if parsed.unresolved or has_config:
+        # An expansion, or a config file SGLang merges before parsing (prepare_server_args), may set
+        # any flag: the start-up rules cannot be applied.
+        return out
+    ns, given = parsed.namespace, parsed.given
+    algo = (ns.speculative_algorithm or "") if "speculative_algorithm" in given else ""
+    if not algo:
+        return out
+    unknown = startup.algorithm_error(algo)
+    if unknown:
+        names = ", ".join(startup.algorithm_names())
+        out.append(make(cmd.line_of_flag("--speculative-algorithm"), ERROR, "unknown-algorithm",
+                        f"SGLang {loaded.version} refuses it at start-up: {unknown} (SGLang knows {names})",
+                        "--speculative-algorithm", "sglang/srt/speculative/spec_info.py::SpeculativeAlgorithm.from_string"))
+        return out
+    upper = algo.upper()
+    stated = _stated_architecture(block, cmd)
+    arch = stated or (spec_rules.architecture_of(ns.model_path) if "model_path" in given else None)
+    if upper in spec_rules.DRAFT_FROM_TARGET and "speculative_draft_model_path" not in given and "model_path" in given:
+        if arch is None:
+            out.append(make(
+                cmd.line, WARNING, "unknown-architecture",
+                f"{upper} without --speculative-draft-model-path: the check cannot tell whether {ns.model_path} "
+                "carries its own draft (MTP) layers, so it cannot say whether SGLang can load a draft. Pass a draft "
+                "path, or state the target's architecture in the block (`# architecture: DeepseekV3ForCausalLM`, "
+                "or add the model to speccheck/data/model_architectures.yaml)", "--speculative-draft-model-path",
+                "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
+        elif upper == "STANDALONE" or not spec_rules.carries_draft(arch):
+            # Re-stated: the hook only points the draft at the target for the listed architectures;
+            # the failure comes when the draft worker loads the target checkpoint as a draft.
+            out.append(make(
+                cmd.line, ERROR, "draft-path",
+                f"{upper} needs --speculative-draft-model-path: {ns.model_path} ({arch}) has no draft layer of its "
+                "own, and without a draft path SGLang loads the target checkpoint as the draft",
+                "--speculative-draft-model-path", "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
+    knobs = {"--speculative-num-steps": "speculative_num_steps", "--speculative-eagle-topk": "speculative_eagle_topk",
+             "--speculative-num-draft-tokens": "speculative_num_draft_tokens"}
+    set_knobs = [f for f, d in knobs.items() if getattr(ns, d) is not None]
+    adaptive = bool(getattr(ns, "speculative_adaptive", False))
+    outcome = startup.run(ns, arch or "UnknownForCausalLM", None, cmd.env)
+    if outcome.error and parsed.variables:
+        # A value the page gives as a variable got a stand-in: the refusal counts only if SGLang also
+        # refuses the command with other stand-ins.
+        variant = argparse.Namespace(**vars(ns))
+        for dest, action in parsed.variables.items():
+            setattr(variant, dest, other_stand_in(action))
+        if not startup.run(variant, arch or "UnknownForCausalLM", None, cmd.env).error:
+            outcome.error = None
+    if outcome.error:
+        first = _hook_diagnostic(cmd, outcome.error, loaded.version)
+        out.append(first)
+        # SGLang stops at its first start-up error; the re-stated rules report the others.
+        for rule, flag, text in spec_rules.restated_problems(ns, upper, arch):
+            if text.split(";")[0].split(" (")[0] not in first.message:
+                out.append(make(cmd.line_of_flag(flag), ERROR, rule,
+                                f"SGLang {loaded.version} also refuses it at start-up: {text}", flag, HOOK))
+    elif upper in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE") and 0 < len(set_knobs) < 3 and not adaptive:
+        missing = [f for f in knobs if f not in set_knobs]
+        out.append(make(
+            cmd.line_of_flag(set_knobs[0]), WARNING, "tree-knobs-all-or-none",
+            f"set {', '.join(knobs)} together or not at all: this command sets {', '.join(set_knobs)} but not "
+            f"{', '.join(missing)}", set_knobs[0], "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
+    for warning in outcome.warnings:
+        if "adjusted to speculative_num_steps + 1" in warning and {
+                "speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps"} <= given:
+            out.append(make(
+                cmd.line_of_flag("--speculative-num-draft-tokens"), WARNING, "topk-one-draft-tokens",
+                f"with --speculative-eagle-topk 1, SGLang replaces --speculative-num-draft-tokens "
+                f"{ns.speculative_num_draft_tokens} by --speculative-num-steps + 1 = {ns.speculative_num_steps + 1} "
+                "(SGLang's warning: " + warning + "): write that value", "--speculative-num-draft-tokens", HOOK))
+    return out
+
+
+# -- SpecForge commands ---------------------------------------------------------------
+
+
+def _override_problem(item: str) -> str | None:
+    """Why SpecForge's ``apply_overrides`` (``specforge/config/schema.py``) would reject a dotted override.
+
+    Re-stated, because ``apply_overrides`` needs the run config the page does not show: the path
+    must name fields of the ``Config`` schema, section by section, as that function walks it.
+    """
+    from pydantic import BaseModel
+    from specforge.config import Config
+
+    if "=" not in item:
+        return f"override {item!r} is not of the form path=value"
+    path = item.split("=", 1)[0]
+    model: type | None = Config
+    for key in path.split("."):
+        fields = getattr(model, "model_fields", None) if model is not None else None
+        if not fields or key not in fields:
+            return f"override path {path!r} does not exist"
+        annotation = fields[key].annotation
+        candidates = [a for a in (getattr(annotation, "__args__", None) or (annotation,))
+                      if isinstance(a, type) and issubclass(a, BaseModel)]
+        model = candidates[0] if candidates else None
+    return None
+
+
+def check_specforge(cmd: Command) -> list[Diagnostic]:
+    """Everything SpecForge's parser (``specforge/cli.py: main``) and the checks after it find wrong."""
+    parsed: Parsed = parse(specforge_args.specforge_parser(), cmd.args)
+    out = [_argparse_diagnostic(cmd, p, "SpecForge's parser") for p in parsed.problems]
+    ns = parsed.namespace
+    if parsed.failed or ns is None:
+        return out
+    if getattr(ns, "command", None) == "export" and ns.to == "sglang" and ns.embedding_source is not None:
+        out.append(make(cmd.line_of_flag("--embedding-source"), ERROR, "specforge-export",
+                        "SpecForge rejects it after parsing: --embedding-source is only valid with --to hf",
+                        "--embedding-source", "specforge/cli.py::main"))
+    if getattr(ns, "command", None) == "train":
+        for item in ns.overrides or []:
+            if re.search(r"\$|\{", item):
+                continue
+            problem = _override_problem(item)
+            if problem:
+                out.append(make(cmd.line_of_flag(item.split("=")[0]), ERROR, "specforge-override",
+                                f"SpecForge rejects it: {problem}", item.split("=")[0],
+                                "specforge/config/schema.py::apply_overrides"))
+    return out
+
+
+def check_bench(cmd: Command) -> list[Diagnostic]:
+    """Everything ``python -m sglang.benchmark.serving``'s parser finds wrong."""
+    parsed = parse(sglang_args.bench_serving_parser(), cmd.args)
+    return [_argparse_diagnostic(cmd, p, "SGLang's benchmark parser") for p in parsed.problems]
+
+
+def check_one(cmd: Command, block: Block | None = None) -> list[Diagnostic]:
+    """Every problem of one command found in a text (lines as in that text), in line order.
+
+    :raises sglang_args.SGLangParserError: a pinned parser cannot be built.
+    """
+    out: list[Diagnostic] = []
+    if cmd.unreadable:
+        out.append(make(cmd.line, ERROR, "unreadable-command",
+                        f"the command has an unbalanced quote; the check read only: `{_short(cmd.read)}`"))
+    entry = cmd.entry
+    if entry.startswith("python -m "):
+        module = entry.removeprefix("python -m ")
+        problem = not_runnable(module)
+        if problem:
+            return out + [make(cmd.line, ERROR, "not-runnable", f"Python cannot run `{entry}`: {problem}")]
+        new = replacement_of(module)
+        if new:
+            out.append(make(cmd.line, WARNING, "deprecated-module",
+                            f"python -m {module} is a deprecated module path: use python -m {new}",
+                            source=f"{module.replace('.', '/')}.py"))
+            entry = f"python -m {new}"
+    if "-h" in cmd.args or "--help" in cmd.args:
+        return out
+    if entry in SERVER_ENTRIES:
+        out += check_server(cmd, entry, block)
+    elif entry == "python -m sglang.benchmark.serving":
+        out += check_bench(cmd)
+    elif entry in ("specforge", "python -m specforge.cli"):
+        out += check_specforge(cmd)
+    return sorted(out, key=lambda d: (d.line, _column(cmd, d)))
+
+
+def _column(cmd: Command, d: Diagnostic) -> int:
+    """Where ``d``'s flag is written on its line (for the order of several problems on one line)."""
+    text = dict(cmd.physical).get(d.line, "")
+    return text.find(d.flag) if d.flag and d.flag in text else -1
+
+
+# -- Texts, blocks, pages ---------------------------------------------------------------
+
+
+def check_command(text: str) -> list[Diagnostic]:
+    """Check one pasted shell text exactly as a reader pastes it; lines are counted from 1.
+
+    :param text: one command, possibly over several lines joined with backslashes, with
+        environment prefixes (``A=1 python -m ...``, ``env A=1 ...``), arrays assigned before it.
+    :returns: every problem, in line order; ``[]`` when the pinned releases accept it. A text
+        without any SGLang / SpecForge command gives one ``not-a-command`` error.
+    """
+    block = Block("bash", set(), list(enumerate(text.splitlines(), start=1)))
+    commands = find_commands(block)
+    if not commands:
+        return [make(1, ERROR, "not-a-command",
+                     "no SGLang or SpecForge command found (looked for `python -m sglang...`, `sglang serve`, "
+                     f"`specforge ...`) in: `{_short(' '.join(text.split()))}`")]
+    return sorted((d for cmd in commands for d in check_one(cmd, block)), key=lambda d: d.line)
+
+
+def check_python(block: Block) -> list[Diagnostic]:
+    """Syntax errors and undefined names (pyflakes) in a Python block."""
+    code = block.text
+    if code.lstrip().startswith(">>>"):
+        return []
+    offset = block.lines[0][0] - 1 if block.lines else 0
+    try:
+        tree = compile(code, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as exc:
+        return [make((exc.lineno or 1) + offset, ERROR, "python-syntax", f"Python block does not compile: {exc.msg}")]
+    undefined = (pyflakes_messages.UndefinedName, pyflakes_messages.UndefinedLocal, pyflakes_messages.UndefinedExport)
+    found = pyflakes_checker.Checker(tree, filename="<block>").messages
+    return [make(m.lineno + offset, ERROR, "python-undefined-name", f"Python block: {m.message % m.message_args}")
+            for m in sorted(found, key=lambda m: m.lineno) if isinstance(m, undefined)]
+
+
+def check_config(block: Block) -> list[Diagnostic]:
+    """A YAML block marked ``specforge-config`` must load with ``specforge.config.load_config``."""
+    try:
+        specforge_args.validate_config(block.text)
+    except Exception as exc:  # noqa: BLE001 - any loader error is the finding
+        detail = " ".join(str(exc).split())
+        line = block.lines[0][0] if block.lines else 0
+        return [make(line, ERROR, "specforge-config",
+                     f"SpecForge rejects this run config: {type(exc).__name__}: {detail}",
+                     source="specforge/config/schema.py::load_config")]
+    return []
+
+
+def check_block(block: Block) -> list[Diagnostic]:
+    """All problems of one block, honouring the ``expect-fail`` class (a command meant to fail must fail)."""
+    out: list[Diagnostic] = []
+    commands = find_commands(block)
+    for cmd in commands:
+        found = check_one(cmd, block)
+        if block.expect_fail:
+            if not any(d.severity == ERROR for d in found):
+                out.append(make(cmd.line, ERROR, "expect-fail-passes",
+                                f"`{_short(cmd.read)}` is marked {EXPECT_FAIL} but the pinned releases accept it"))
+            continue
+        out += found
+    if block.lang in PYTHON_LANGS:
+        found = check_python(block)
+        if block.expect_fail and not found and not commands:
+            out.append(make(block.lines[0][0] if block.lines else 0, ERROR, "expect-fail-passes",
+                            f"Python block is marked {EXPECT_FAIL} but has no error"))
+        elif not block.expect_fail:
+            out += found
+    if SPECFORGE_CONFIG in block.classes:
+        found = check_config(block)
+        if block.expect_fail and not found:
+            out.append(make(block.lines[0][0], ERROR, "expect-fail-passes",
+                            f"config is marked {EXPECT_FAIL} but SpecForge accepts it"))
+        elif not block.expect_fail:
+            out += found
+    return out
+
+
+def source_blocks(text: str, suffix: str) -> list[Block]:
+    """The code blocks of a file's text: ``.md`` (fenced blocks), ``.ipynb`` (cells), ``.py`` (one Python block),
+    ``.sh`` or anything else (one shell block)."""
+    if suffix == ".ipynb":
+        return notebook_blocks(text)
+    if suffix in (".md", ".markdown"):
+        return markdown_blocks(text)
+    lang = "python" if suffix == ".py" else "bash"
+    return [Block(lang, set(), list(enumerate(text.splitlines(), start=1)))]
+
+
+# An SGLang speculative flag written inline in prose, e.g. `--speculative-eagle-topk 1`.
+INLINE_SPEC_FLAG = re.compile(r"`(--speculative-[a-z0-9-]+)")
+
+
+def check_inline_flags(text: str) -> list[Diagnostic]:
+    """Inline literals naming a ``--speculative-*`` flag the pinned SGLang parser does not have.
+
+    Only that prefix is checked: it belongs to SGLang alone, while shorter names
+    such as ``--dtype`` also exist in other tools a page may mention.
+    """
+    loaded = sglang_args.pinned_parser()
+    known = set(loaded.parser._option_string_actions)
+    out = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        for flag in INLINE_SPEC_FLAG.findall(line):
+            if flag in known:
+                continue
+            change = history.changes().get(flag)
+            why = f" ({change.sentence()})" if change else ""
+            out.append(make(lineno, ERROR, "inline-flag",
+                            f"inline flag {flag} is not an option of SGLang {loaded.version}{why}", flag))
+    return out
+
+
+def located(text: str, suffix: str) -> list[tuple[int | None, Diagnostic]]:
+    """``[(notebook cell number or None, diagnostic)]`` of a file's text, sorted by cell and line."""
+    found = [(b.cell, d) for b in source_blocks(text, suffix) for d in check_block(b)]
+    found += [(None, d) for d in check_inline_flags(text)] if suffix == ".md" else []
+    return sorted(found, key=lambda cd: (cd[0] or 0, cd[1].line))
+
+
+def check_source(text: str, suffix: str, path: str | None = None) -> list[Diagnostic]:
+    """All problems of a file's text (``suffix`` ``.md``, ``.ipynb``, ``.sh``, ``.py``), sorted by cell and line.
+
+    In a notebook, a diagnostic's line is counted in its cell, and its message starts with ``cell N:``.
+    """
+    return [d.at(path=path, prefix=f"cell {cell}: " if cell is not None else "") for cell, d in located(text, suffix)]
+
+
+def check_file(path: str | Path) -> list[Diagnostic]:
+    """All problems of a Markdown page, notebook or shell script (any other file is read as shell)."""
+    path = Path(path)
+    return check_source(path.read_text(encoding="utf-8"), path.suffix, str(path))
+
+
+def build_parsers() -> str:
+    """Build every pinned parser and the start-up hook now (a Sphinx build does it before reading pages).
+
+    :returns: the SGLang version.
+    :raises Exception: whatever stops them from being built; the message says why.
+    """
+    loaded = sglang_args.pinned_parser()
+    sglang_args.bench_serving_parser()
+    specforge_args.specforge_parser()
+    spec_rules.source_facts()
+    startup.algorithm_names()
+    return loaded.version
+
+
+__all__ = ["Diagnostic", "check_command", "check_file", "check_source", "build_parsers"]
