@@ -29,11 +29,7 @@ import ast
 import json
 from pathlib import Path
 
-try:  # the checker's modules, where the speccheck package holds them
-    from speccheck import sglang_args, spec_rules
-except ImportError:  # sphinxext/ on sys.path (conf.py)
-    import sglang_args
-    import spec_rules
+from speccheck import sglang_args, spec_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"

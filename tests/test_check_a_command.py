@@ -7,10 +7,9 @@
   pages, the command corpus in ``tests/fixtures/commands/`` when it exists, and
   generated variations) get the same verdict (error or not) and name the same
   flags in the page's script as in the Python check the build runs
-  (``speccheck.check_command`` when that package is importable, else
-  :func:`python_check`, an adapter over ``sphinxext/command_check.py``).
+  (``speccheck.check_command``, see :func:`python_verdict`).
 - ``speccheck/data/flag-history.json`` has the promised shape and agrees with
-  facts read by hand from two wheels.
+  facts read by hand from the wheels.
 - The page's data is generated from the pinned parser, and no other page loads it.
 """
 
@@ -19,23 +18,18 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
 
 import pytest
 import yaml
 
 import browser
 import check_command_page
+import speccheck
 from conftest import BUILDDIR, ROOT
-
-try:  # the checker's modules, where the speccheck package holds them
-    from speccheck import sglang_args, spec_rules
-    from speccheck.check import source_blocks
-    from speccheck.shell import Block, find_commands
-except ImportError:  # sphinxext/ (conftest.py puts it on sys.path)
-    import sglang_args
-    import spec_rules
-    from command_check import Block, find_commands, source_blocks
+from speccheck import sglang_args, spec_rules
+from speccheck.check import source_blocks
+from speccheck.parse import action_for
+from speccheck.shell import Block, find_commands
 
 PAGE = "reference/check-a-command.html"
 HISTORY = ROOT / "speccheck" / "data" / "flag-history.json"
@@ -63,21 +57,6 @@ EAGLE3 = f"{LLAMA} --speculative-algorithm EAGLE3 --speculative-draft-model-path
 # -- The Python side ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem the Python check reports: its message, the flag it is about (``None``: no flag), and
-    ``severity``: ``"error"`` when SGLang refuses the command, ``"warning"`` for an abbreviated or
-    deprecated flag, which SGLang accepts (the build refuses them on the guide's own pages)."""
-
-    message: str
-    flag: str | None
-    severity: str = "error"
-
-
-PARSER_FLAG = re.compile(r"^(?:argument (?P<arg>[-\w/]+):|ambiguous option: (?P<amb>--[\w-]+)|"
-                         r"the following arguments are required: (?P<req>[-\w/]+))")
-
-
 def canonical(flag: str | None) -> str | None:
     """A flag as its option's first spelling (``--model`` -> ``--model-path``); unknown flags as written."""
     if flag is None:
@@ -88,16 +67,11 @@ def canonical(flag: str | None) -> str | None:
 
 def _remove(args: list[str], flag: str, values: bool) -> list[str]:
     """``args`` without the first word spelling ``flag`` (also ``flag=...``) and, if ``values``, the words after it."""
-    try:
-        from speccheck.parse import action_for
-    except ImportError:
-        from command_check import _action_for as action_for
-
     parser = sglang_args.pinned_parser().parser
+    target = parser._option_string_actions.get(flag)
     for k, word in enumerate(args):
         name = word.partition("=")[0]
         action, _ = action_for(parser, name)
-        target = parser._option_string_actions.get(flag)
         if name == flag or (action is not None and action is target):
             end = k + 1
             if values and "=" not in word:
@@ -113,115 +87,15 @@ def _option_like(word: str) -> bool:
                                                       or not re.fullmatch(r"-\d+|-\d*\.\d+", word)) and " " not in word
 
 
-def python_check(text: str) -> list[Finding] | None:
-    """Every problem the build's check finds in the first server command of ``text``; ``None``: no command.
-
-    ``command_check.check_server`` stops at argparse's first error, as SGLang does.
-    To name every flag the parser refuses, as the page does, each refused flag
-    (with its values) is taken out and the rest parsed again, until the parser
-    accepts it; then the start-up rules (``spec_rules.check``) run on what is
-    left, and abbreviated or deprecated flags are reported as the build reports them.
-    """
-    import command_check  # sphinxext/command_check.py: its parser helpers
-
-    block = Block("bash", set(), list(enumerate(text.splitlines(), start=1)))
-    commands = [c for c in find_commands(block) if c.entry in SERVER_ENTRIES]
-    if not commands:
-        return None
-    cmd = commands[0]
-    if "-h" in cmd.args or "--help" in cmd.args:
-        return []
-    args = command_check.sglang_argv(cmd.entry, cmd.args)
-    parser = sglang_args.pinned_parser().parser
-    found: list[Finding] = []
-    notes: dict[str, Finding] = {}  # abbreviated and deprecated flags, from every round
-    for _ in range(100):
-        parsed = command_check.parse(parser, args)
-        for note in parsed.notes:
-            flag = re.match(r"--[\w-]+", note)
-            notes.setdefault(note, Finding(note, flag.group(0) if flag else None, "warning"))
-        if not parsed.error:
-            break
-        error = parsed.error
-        if error.startswith("unrecognized arguments: "):
-            words = error.removeprefix("unrecognized arguments: ").split()
-            found += [Finding(error, w.partition("=")[0]) for w in words if w.startswith("--")]
-            for word in words:
-                if word.startswith("--"):  # an unknown flag, with the values after it
-                    args = _remove(args, word.partition("=")[0], values="=" not in word)
-            first_flag = next((k for k, w in enumerate(words) if w.startswith("--")), len(words))
-            for word in words[:first_flag]:  # stray values before any unknown flag: the last of that spelling
-                if word in args:
-                    found.append(Finding(error, None))
-                    del args[len(args) - 1 - args[::-1].index(word)]
-            continue
-        m = PARSER_FLAG.match(error)
-        if m and m["req"]:
-            found.append(Finding(error, m["req"].split("/")[0]))
-            args += [m["req"].split("/")[0], "$UNKNOWN"]  # a value the rules do not count as given
-            continue
-        if m and (m["arg"] or m["amb"]):
-            flag = m["amb"] or m["arg"].split("/")[0]
-            found.append(Finding(error, flag))
-            before = list(args)
-            args = _remove(args, flag, values=True)
-            if args == before:
-                break
-            continue
-        found.append(Finding(error, None))
-        break
-    else:
-        raise AssertionError(f"the parser kept refusing {text!r}")
-    rules = [] if parsed.unresolved else [Finding(str(v), _first_flag(v.message), _rule_severity(v, parsed.namespace))
-                                          for v in spec_rules.check(parsed.namespace, parsed.given)]
-    return found + list(notes.values()) + rules
-
-
-# Rules of the build that SGLang does not enforce by refusing to start: the build is stricter on the
-# guide's own pages. "cannot tell whether <model> ships its own draft" asks for certainty about a
-# model the build has no config.json for; with --speculative-eagle-topk 1 SGLang replaces a
-# different --speculative-num-draft-tokens and logs a warning (_handle_eagle_family); _handle_ngram
-# does not check --speculative-use-rejection-sampling. The page shows these as warnings.
-WARNING_RULES = ("cannot tell whether", "SGLang replaces --speculative-num-draft-tokens", "not NGRAM")
-
-
-def _rule_severity(violation, ns) -> str:
-    """``"warning"`` for the rules of :data:`WARNING_RULES`, and for "set all three or none" when only
-    the draft tokens are missing: SGLang's start-up hook then fills them in (topk 1) or leaves them
-    unset (topk > 1) without refusing (docs/how-to/tune-draft-tree.md, section tune-all-or-none)."""
-    if any(text in violation.message for text in WARNING_RULES):
-        return "warning"
-    only_draft_missing = (ns.speculative_num_steps is not None and ns.speculative_eagle_topk is not None
-                          and ns.speculative_num_draft_tokens is None)
-    return "warning" if "together or not at all" in violation.message and only_draft_missing else "error"
-
-
-def _first_flag(message: str) -> str | None:
-    m = re.search(r"--[a-z][\w-]*", message)
-    return m.group(0) if m else None
-
-
-def speccheck_check():
-    """``speccheck.check_command`` when that package (another part of the project) is importable, else ``None``.
-
-    ``speccheck/`` without its code (only ``speccheck/data/``) imports as an empty
-    namespace package, which does not count.
-    """
-    try:
-        import speccheck
-    except ImportError:
-        return None
-    return getattr(speccheck, "check_command", None)
-
-
-def _speccheck_verdict(check_command, text: str) -> tuple[bool, set[str]] | None:
-    """:func:`python_verdict` from ``speccheck.check_command``.
+def python_verdict(text: str) -> tuple[bool, set[str]] | None:
+    """``(has an error, the flags its errors name)`` from the build's check, ``speccheck.check_command``;
+    ``None`` when the text holds no server command.
 
     When the parser refuses the command, the check stops there, as SGLang does; the
     page names every flag the parser refuses. So each flag the parser refused is
     taken out (with its values) and the rest checked again, until the parser accepts
-    it, as :func:`python_check` does; a refusal naming no flag (``the following
-    arguments are required: --model-path/--model``) is read from its message.
+    it; a refusal naming no flag (``the following arguments are required:
+    --model-path/--model``) is read from its message.
     """
     block = Block("bash", set(), list(enumerate(text.splitlines(), start=1)))
     commands = [c for c in find_commands(block) if c.entry in SERVER_ENTRIES]
@@ -236,7 +110,7 @@ def _speccheck_verdict(check_command, text: str) -> tuple[bool, set[str]] | None
         # The text itself first; then the command without the refused flags, after the text's
         # comment lines (a "# architecture: X" line states the target's architecture).
         again = text if round_ == 0 else f"{comments}{entry} {shlex.join(args)}"
-        diagnostics = [d for d in check_command(again) if d.severity == "error"]
+        diagnostics = [d for d in speccheck.check_command(again) if d.severity == "error"]
         failed = failed or bool(diagnostics)
         refused = []
         for d in diagnostics:
@@ -254,18 +128,6 @@ def _speccheck_verdict(check_command, text: str) -> tuple[bool, set[str]] | None
         if args == before:
             break
     return failed, errors
-
-
-def python_verdict(text: str) -> tuple[bool, set[str]] | None:
-    """``(has an error, the flags its errors name)`` from the Python check; ``None`` when there is no command."""
-    check_command = speccheck_check()
-    if check_command is not None:
-        return _speccheck_verdict(check_command, text)
-    found = python_check(text)
-    if found is None:
-        return None
-    errors = [f for f in found if f.severity == "error"]
-    return bool(errors), {canonical(f.flag) for f in errors if f.flag}
 
 
 # -- The corpus ---------------------------------------------------------------------
@@ -577,24 +439,11 @@ def test_the_page_with_results_has_no_axe_violations(checker, theme):
 
 # -- Same verdicts as the build ----------------------------------------------------------
 
-# Rules of the page whose Python counterpart the build does not apply yet (another part of
-# the project is adding them to sphinxext/spec_rules.py). A disagreement is accepted only
-# when every error the page reports beyond the Python check comes from one of these rules,
-# and only while ``speccheck`` is not importable; each accepted one is printed.
-PENDING_IN_PYTHON = {"unknown-algorithm", "topk-backends-forced", "ngram-page-forced", "block-verification",
-                     "sink-size", "window-size", "adaptive-steps", "ngram-corpus", "uno", "dspark-dp", "dspark-pp",
-                     "dspark-block", "pd-radix", "unbalanced-quote"}
-
-
-def _speccheck_importable() -> bool:
-    return speccheck_check() is not None
-
-
-def test_the_page_and_the_python_check_agree_on_at_least_300_commands(checker, capsys):
+def test_the_page_and_the_python_check_agree_on_at_least_300_commands(checker):
     commands = all_commands()
     assert len(commands) >= 300, len(commands)
     results = run_page(checker, [text for _, text in commands])
-    disagreements, accepted, checked = [], [], 0
+    disagreements, checked = [], 0
     for (name, text), result in zip(commands, results, strict=True):
         expected = python_verdict(text)
         got = page_verdict(result)
@@ -603,16 +452,8 @@ def test_the_page_and_the_python_check_agree_on_at_least_300_commands(checker, c
         checked += 1
         if got == expected:
             continue
-        extra_rules = {d["rule"] for d in result["diagnostics"] if d["severity"] == "error"
-                       and canonical(d["flag"]) not in expected[1]}
-        only_pending = (got is not None and extra_rules and extra_rules <= PENDING_IN_PYTHON
-                        and expected[1] <= got[1] and not _speccheck_importable())
-        entry = f"{name}: {text}\n    python: {expected}\n    page:   {got} {sorted(extra_rules)}"
-        (accepted if only_pending else disagreements).append(entry)
-    with capsys.disabled():
-        print(f"\n{checked} commands compared; {len(accepted)} differ only by rules pending in Python:")
-        for entry in accepted:
-            print("  " + entry)
+        page_rules = sorted({d["rule"] for d in result["diagnostics"] if d["severity"] == "error"})
+        disagreements.append(f"{name}: {text}\n    python: {expected}\n    page:   {got} {page_rules}")
     assert checked >= 300
     assert not disagreements, f"{len(disagreements)} disagreements:\n" + "\n".join(disagreements)
 
