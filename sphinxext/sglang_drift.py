@@ -150,7 +150,7 @@ def _event_text(event: dict, first: str) -> list[nodes.Node]:
     if change == "removed":
         return [nodes.Text(f"removed in {release}")]
     if change == "renamed":
-        return [nodes.Text("renamed to "), nodes.literal(text=event["to"]), nodes.Text(f" in {release}")]
+        return [nodes.Text("renamed to "), *literal_list(event["into"]), nodes.Text(f" in {release}")]
     if change == "split":
         return [nodes.Text("split into "), *literal_list(event["into"]), nodes.Text(f" in {release}")]
     if change == "choices":

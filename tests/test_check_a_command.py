@@ -492,7 +492,7 @@ def test_the_flag_history_has_the_promised_shape_and_ten_releases():
             assert set(entry) == {"events"}, name
             for event in entry["events"]:
                 assert event["release"] in data["releases"] and event["change"] in CHANGES, (name, event)
-                if event["change"] == "split":
+                if event["change"] in ("split", "renamed"):
                     assert event["into"], name
                 if event["change"] in ("choices", "default"):
                     assert {"from", "to"} <= set(event), name

@@ -37,12 +37,12 @@ Output (``--out``), the schema other tools read::
          {"release": "0.5.NN", "change": "split", "into": ["--cuda-graph-max-bs-decode", ...]}]}},
      "env": {"SGLANG_ENABLE_SPEC_V2": {"events": [...]}}}
 
-``change`` is ``added``, ``removed``, ``renamed`` (with ``to``: the new flag),
-``split`` (with ``into``), ``choices`` or ``default`` (with ``from`` and ``to``).
+``change`` is ``added``, ``removed``, ``renamed`` or ``split`` (both with ``into``:
+the flags that replace it), ``choices`` or ``default`` (with ``from`` and ``to``).
 An event's release is the first release examined in which the change is seen;
 ``added`` in the first release means "present in the oldest release examined".
-A removed flag whose ``ServerArgs`` field lives on under one new flag is
-``renamed``; one replaced by two or more new flags that extend its name
+A removed flag whose ``ServerArgs`` field lives on under one other flag (a new
+one, or the one it had become a deprecated alias of) is ``renamed``; one replaced by two or more new flags that extend its name
 (``--cuda-graph-max-bs`` -> ``--cuda-graph-max-bs-decode``) is ``split``.
 """
 
@@ -303,13 +303,14 @@ def history(snapshots: dict[str, dict]) -> dict:
         for name in gone:
             # Flags that extend the name and arrived after it, in this release or earlier.
             extensions = [n for n in now if n.startswith(name + "-") and n not in seen_with[name]]
-            same_field = [n for n in new if now[n]["dest"] == old[name]["dest"] and now[n]["name"] == n
-                          and n not in taken]
+            # The option that now sets the flag's field (a new flag, or the one it was a deprecated alias of).
+            same_field = sorted({now[n]["name"] for n in now if now[n]["dest"] == old[name]["dest"]
+                                 and not now[n]["deprecated"] and now[n]["name"] not in taken})
             if len(extensions) >= 2:
                 flags[name].append({"release": release, "change": "split", "into": sorted(extensions)})
                 taken.update(extensions)
             elif len(same_field) == 1:
-                flags[name].append({"release": release, "change": "renamed", "to": same_field[0]})
+                flags[name].append({"release": release, "change": "renamed", "into": same_field})
                 taken.add(same_field[0])
             else:
                 flags[name].append({"release": release, "change": "removed"})

@@ -202,7 +202,7 @@
     var e = historyOf(flag);
     if (!e) return "";
     if (e.change === "split") return " Split into " + codeList(e.into) + " in SGLang " + e.release + ": use those.";
-    if (e.change === "renamed") return " Renamed to `" + e.to + "` in SGLang " + e.release + ": use that.";
+    if (e.change === "renamed") return " Renamed to " + codeList(e.into) + " in SGLang " + e.release + ": use that.";
     if (e.change === "removed") return " Removed in SGLang " + e.release + ": drop it.";
     return "";
   }
