@@ -7,59 +7,83 @@ BUILDDIR  ?= _build
 SPHINXOPTS ?=
 BIN       := $(VENV)/bin
 LAB_VENV  ?= .venv-lab
+# Options for `jupyter lab`; as root (containers, cloud shells) JupyterLab refuses to start
+# without --allow-root, so it is passed by default there. `make lab LAB_OPTS="--port 9999"`.
+LAB_OPTS  ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 SPHINX    := $(BIN)/python -m sphinx
-# conf.py lives at the repository root; the pages live in docs/.
+# conf.py lives at the repository root; the pages live in docs/. The doctrees (Sphinx's
+# pickled cache) go beside the site, never into it: _build/html is exactly what is published.
 SPHINXFLAGS := -c . -W --keep-going -n $(SPHINXOPTS)
+# Which tests `make test-fast` leaves out (markers are given in tests/conftest.py).
+SLOW_MARKERS := browser or build
+# The locks: every package of .venv (and of .venv-lab) with its hashes, written by
+# `make lock` from the human-written requirements*.txt. uv is pinned in requirements.txt.
+LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
+  --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
+PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv html serve test lint lab clean bench check-commands sglang-drift flag-history linkcheck
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-# The virtual environment is rebuilt when it is missing or older than a requirements file.
-$(BIN)/.installed: requirements.txt requirements-pinned.txt pyproject.toml
+# The virtual environment is rebuilt, from empty, when it is missing or older than a lock,
+# so it holds exactly what the locks name (tests/test_lock.py checks it).
+$(BIN)/.installed: requirements.lock requirements-pinned.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The pins resolve on Python 3.11; $(PYTHON) is " + sys.version.split()[0] + ". Run: make PYTHON=python3.11 ...")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -r requirements-pinned.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .  # the checker, speccheck/ (pyproject.toml)
+	$(PYTHON) -m venv --clear $(VENV)
+	$(BIN)/python $(PIP_INSTALL) -r requirements.lock
+	$(BIN)/python $(PIP_INSTALL) -r requirements-pinned.lock
+	@# ensurepip's setuptools is not in the lock, and nothing here needs it.
+	$(BIN)/python -m pip uninstall --quiet --yes setuptools
+	@# The checker, speccheck/ (pyproject.toml): the one package that is not in a lock.
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-venv: $(BIN)/.installed ## Create or refresh .venv from the pinned requirements.
+venv: $(BIN)/.installed ## Create or refresh .venv from the locks (hashes checked).
+
+lock: $(BIN)/.installed ## Rewrite the locks from requirements*.txt (UPGRADE=1 also moves unpinned dependencies).
+	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements.txt -o requirements.lock
+	$(BIN)/uv pip compile $(LOCK_FLAGS) --no-deps requirements-pinned.txt -o requirements-pinned.lock
+	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements-lab.txt -o requirements-lab.lock
 
 html: $(BIN)/.installed ## Build the site into _build/html (warnings are errors).
 	@mkdir -p $(BUILDDIR)
-	$(SPHINX) -b html $(SPHINXFLAGS) -w $(BUILDDIR)/html-warnings.log docs $(BUILDDIR)/html
+	@rm -rf $(BUILDDIR)/html/.doctrees  # left by builds before the doctrees moved to $(BUILDDIR)/doctrees
+	$(SPHINX) -b html $(SPHINXFLAGS) -d $(BUILDDIR)/doctrees -w $(BUILDDIR)/html-warnings.log docs $(BUILDDIR)/html
 
 serve: $(BIN)/.installed ## Live-reloading preview on http://127.0.0.1:8000.
-	$(BIN)/sphinx-autobuild -c . --host 127.0.0.1 --port 8000 docs $(BUILDDIR)/serve
+	$(BIN)/sphinx-autobuild -c . -d $(BUILDDIR)/doctrees-serve --host 127.0.0.1 --port 8000 docs $(BUILDDIR)/serve
 
 test: html ## Build the site if needed, then run the whole test suite.
 	BUILDDIR=$(BUILDDIR) $(BIN)/python -m pytest tests
 
+test-fast: html ## The quick tier for the edit loop: no browser, no second build.
+	BUILDDIR=$(BUILDDIR) $(BIN)/python -m pytest tests -m "not ($(SLOW_MARKERS))"
+
 # Needs a network, so it is not part of `make test`; ignores are listed and explained in conf.py.
 # Notebooks are not executed: links in their outputs are not checked.
 linkcheck: $(BIN)/.installed ## Check every external link with Sphinx's linkcheck (needs a network).
-	$(SPHINX) -b linkcheck -c . -n --keep-going -D nbsphinx_execute=never $(SPHINXOPTS) docs $(BUILDDIR)/linkcheck
+	$(SPHINX) -b linkcheck -c . -n --keep-going -D nbsphinx_execute=never -d $(BUILDDIR)/doctrees-linkcheck \
+	  $(SPHINXOPTS) docs $(BUILDDIR)/linkcheck
 
 lint: $(BIN)/.installed ## Run the pre-commit hooks (.pre-commit-config.yaml) on every tracked file.
 	$(BIN)/pre-commit run --all-files --show-diff-on-failure
 
-# JupyterLab lives in its own environment (requirements-lab.txt): the build never
-# installs or imports it. The lab's "python3" kernel is the build environment's
-# Python, so a notebook runs in the lab exactly as it runs in the build.
-$(LAB_VENV)/bin/.installed: requirements-lab.txt $(BIN)/.installed
-	$(PYTHON) -m venv $(LAB_VENV)
-	$(LAB_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(LAB_VENV)/bin/python -m pip install --quiet -r requirements-lab.txt
+# JupyterLab lives in its own environment (requirements-lab.txt, locked in
+# requirements-lab.lock): the build never installs or imports it. The lab's "python3"
+# kernel is the build environment's Python, so a notebook runs in the lab exactly as
+# it runs in the build.
+$(LAB_VENV)/bin/.installed: requirements-lab.lock $(BIN)/.installed
+	$(PYTHON) -m venv --clear $(LAB_VENV)
+	$(LAB_VENV)/bin/python $(PIP_INSTALL) -r requirements-lab.lock
 	JUPYTER_PATH=$(abspath $(LAB_VENV))/share/jupyter $(BIN)/python -m ipykernel install \
 	  --prefix $(abspath $(LAB_VENV)) --name python3 --display-name "Python 3 (the guide's $(VENV))"
 	touch $@
 
-lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed on first use into .venv-lab).
-	JUPYTER_PATH=$(abspath $(LAB_VENV))/share/jupyter $(LAB_VENV)/bin/jupyter lab docs
+lab: $(LAB_VENV)/bin/.installed ## Open the notebooks in JupyterLab (installed on first use into .venv-lab; LAB_OPTS=...).
+	JUPYTER_PATH=$(abspath $(LAB_VENV))/share/jupyter $(LAB_VENV)/bin/jupyter lab $(LAB_OPTS) docs
 
 bench: $(BIN)/.installed ## Measure build times, notebook times and page weight against the budgets (LIGHTHOUSE=1 adds Lighthouse).
 	$(BIN)/python tools/bench.py --html $(BUILDDIR)/html --out $(BUILDDIR)/bench.json $(if $(LIGHTHOUSE),--lighthouse)
@@ -69,11 +93,21 @@ CHECK_FILES := $(filter-out check-commands,$(if $(filter check-commands,$(MAKECM
 check-commands: $(BIN)/.installed ## Check commands in FILE... (Markdown, notebooks, shell; docs/ by default); STRICT=1 fails on warnings.
 	$(BIN)/python tools/check_commands.py $(if $(STRICT),--strict) $(or $(CHECK_FILES),$(PAGES),docs)
 
-FROM ?= 0.5.14
-TO   ?= $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
-sglang-drift: $(BIN)/.installed ## Compare the speculative flags of two SGLang releases (FROM=0.5.14 TO=pinned); writes docs/_data.
+# The pin, read from requirements-pinned.txt: the only place the version is written.
+PINNED_SGLANG := $(shell sed -n 's/^sglang==//p' requirements-pinned.txt)
+# The SGLang release that the pinned SpecForge depends on: the site's release-changes page
+# compares it with the pin. Change it when a new SpecForge release depends on another SGLang.
+SPECFORGE_SGLANG ?= 0.5.14
+FROM ?= $(SPECFORGE_SGLANG)
+TO   ?= $(PINNED_SGLANG)
+sglang-drift: $(BIN)/.installed ## Compare the speculative flags of two SGLang releases (FROM=... TO=pinned); a working note in _build/.
 	$(BIN)/python tools/sglang_drift.py --from $(FROM) --to $(TO) --cache $(BUILDDIR)/sglang-releases \
-	  --json docs/_data/sglang-drift-$(FROM)-$(TO).json
+	  --json $(BUILDDIR)/sglang-drift-$(FROM)-$(TO).json
+
+# The data of reference/release-changes.md; its name carries no version, so a bump changes no page.
+release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (SpecForge's SGLang against the pin).
+	$(BIN)/python tools/sglang_drift.py --from $(SPECFORGE_SGLANG) --to $(PINNED_SGLANG) \
+	  --cache $(BUILDDIR)/sglang-releases --json docs/_data/sglang-drift.json
 
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
 flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.

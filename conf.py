@@ -58,11 +58,16 @@ extensions = [
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
+    "pagefind_search",  # the search index (Pagefind, by section), written after the HTML build
     "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
     "sglang_drift",  # the sglang-drift and flag-history directives (reference/release-changes.md)
     "check_command_page",  # data of the "Check a command" page, written into _static at build time
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
+    "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
+    "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)
+    "stable_config",  # a rebuild of an unchanged project does not say "The configuration has changed"
+    "sphinx_reredirects",  # pages that moved keep answering at their old address (redirects below)
 ]
 
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
@@ -75,6 +80,7 @@ myst_update_mathjax = False  # no MathJax: MyST need not mark pages for it
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
 myst_heading_anchors = 3
+# pin_substitutions (sphinxext/) replaces these before MyST reads a page, in code and front matter too.
 myst_substitutions = {"sglang_version": sglang_version, "specforge_version": specforge_version}
 
 # -- Citations: one BibTeX file, one bibliography page -------------------------
@@ -117,7 +123,6 @@ html_static_path = ["docs/_static"]
 html_css_files = ["theme-fixes.css"]  # accessibility and phone-layout fixes to the theme
 # The book theme's sidebar, with the site title inside a landmark (docs/_templates/sidebar-home.html).
 html_sidebars = {"**": ["sidebar-home.html", "icon-links.html", "search-button-field.html", "sbt-sidebar-nav.html"]}
-html_search_scorer = "sphinxext/search_scorer.js"  # title/heading matches of the whole query rank first
 html_baseurl = site_url
 html_last_updated_fmt = "%Y-%m-%d"
 html_theme_options = {
@@ -169,7 +174,8 @@ notfound_context = {
 # sphinx-last-updated-by-git: each page's "Last updated" is its last commit. A copy of the
 # sources without Git history (a tarball, the tests' temporary builds) builds without dates.
 if (ROOT / ".git").exists():
-    extensions.append("sphinx_last_updated_by_git")
+    # fresh_git_dates (sphinxext/): a page committed after it was built is dated again.
+    extensions += ["sphinx_last_updated_by_git", "fresh_git_dates"]
 else:
     html_last_updated_fmt = None
 git_last_updated_timezone = "UTC"
@@ -179,6 +185,21 @@ llms_txt_summary = (
     "How to use speculative decoding (EAGLE-2, EAGLE-3, MTP, n-gram, standalone draft models) "
     f"with SGLang {sglang_version}, and how to train draft models with SpecForge {specforge_version}."
 )
+
+# -- Redirects: a page that moved keeps answering at its old address ------------
+# Renaming or moving a page: add "old docname": "new docname" here (docnames are paths
+# under docs/ without the suffix; "new#anchor" points into a page). sphinx-reredirects
+# writes a small page at the old address that sends the reader on (docs/_templates/
+# redirect.html), over any stale copy in the build folder, so no `make clean` is needed.
+# tests/test_redirects.py checks that every page that ever existed on main still
+# answers, and that every target is a page.
+page_redirects: dict[str, str] = {}
+# sphinx-reredirects takes the target as an address relative to the old page.
+redirects = {
+    old: "../" * old.count("/") + new.split("#", 1)[0] + ".html" + ("#" + new.split("#", 1)[1] if "#" in new else "")
+    for old, new in page_redirects.items()
+}
+redirect_html_template_file = "_templates/redirect.html"  # relative to docs/
 
 # -- make linkcheck: every external link (needs a network; not part of make test) --
 linkcheck_ignore = [

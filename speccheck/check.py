@@ -492,8 +492,10 @@ def check_source(text: str, suffix: str, path: str | None = None) -> list[Diagno
 
 def check_file(path: str | Path) -> list[Diagnostic]:
     """All problems of a Markdown page, notebook or shell script (any other file is read as shell)."""
+    from speccheck.pinned import substitute  # {{ sglang_version }} reads as the build reads it
+
     path = Path(path)
-    return check_source(path.read_text(encoding="utf-8"), path.suffix, str(path))
+    return check_source(substitute(path.read_text(encoding="utf-8")), path.suffix, str(path))
 
 
 def build_parsers() -> str:

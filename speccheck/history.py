@@ -5,7 +5,7 @@ release-history tool; schema ``{"releases": [...], "flags": {"--flag": {"events"
 [{"release": "0.5.x", "change": "added|removed|renamed|split|choices|default",
 "into": [...]}]}}}``, where ``into`` names the replacement of a rename or split).
 Until then the comparison of two releases that ``make sglang-drift`` writes
-(``docs/_data/sglang-drift-<from>-<to>.json``) is used: it knows renames and
+(``docs/_data/sglang-drift.json``, written by ``make release-changes``) is used: it knows renames and
 removals of speculative flags between those two releases only, so a change is
 dated "between SGLang <from> and <to>".
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
 HISTORY_FILE = DATA / "flag-history.json"
-DRIFT_FILE = Path(__file__).resolve().parent.parent / "docs" / "_data" / "sglang-drift-0.5.14-0.5.23.json"
+DRIFT_FILE = Path(__file__).resolve().parent.parent / "docs" / "_data" / "sglang-drift.json"
 
 
 @dataclass(frozen=True)

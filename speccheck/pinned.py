@@ -56,3 +56,29 @@ def check_installed(pins: dict[str, str] = PINNED) -> None:
                 f"{PINNED_FILE.name} pins {name}=={wanted} but the environment has "
                 f"{found or 'no ' + name}. Run `make venv` (it installs the pins with --no-deps)."
             )
+
+
+#: The page substitutions: name -> value (``{{ sglang_version }}`` in a page's source).
+SUBSTITUTIONS: dict[str, str] = {"sglang_version": PINNED["sglang"], "specforge_version": PINNED["specforge"]}
+_REFERENCE = r"\{\{\s*(" + "|".join(map(re.escape, SUBSTITUTIONS)) + r")\s*\}\}"
+# An inline code span that only shows the syntax (kept as written), or a reference to replace.
+_TOKEN = re.compile(rf"(`{_REFERENCE}`)|{_REFERENCE}")
+
+
+def substitute(text: str, values: dict[str, str] = SUBSTITUTIONS) -> str:
+    """``text`` with each ``{{ name }}`` of ``values`` replaced by its value.
+
+    Used by the Sphinx build (``sphinxext/pin_substitutions.py``) and by
+    :func:`speccheck.check_file`, so both check the same text.
+
+    :param text: a page's source (Markdown, or a notebook's JSON: the values hold no
+        character that JSON escapes).
+    :returns: the text; a code span that is exactly `` `{{ name }}` `` is kept.
+    """
+
+    def replace(match: re.Match) -> str:
+        if match.group(1):
+            return match.group(1)
+        return values[match.group(3)]
+
+    return _TOKEN.sub(replace, text)

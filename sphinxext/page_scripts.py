@@ -2,7 +2,7 @@
 
 Sphinx and its extensions put plain ``<script src>`` tags in every page's ``<head>``:
 the browser stops drawing the page until each one has arrived and run. Here, on every
-page but ``search.html``:
+page:
 
 * each local script gets ``defer``: it still runs in the same order, once the page is
   parsed, which is when these scripts start working anyway (they wait for
@@ -11,8 +11,8 @@ page but ``search.html``:
 * sphinx-copybutton's two scripts load only on a page with a highlighted code block,
   and sphinx-design's tab script only on a page with a tab set.
 
-``search.html`` is left alone: Sphinx's search script there is a plain script that
-needs ``doctools.js`` to have run before it.
+``search.html`` is no exception: its Pagefind script (``_static/search-page.js``) is a
+module, which browsers defer anyway, and needs none of Sphinx's scripts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ KEEP_BLOCKING = {"_static/documentation_options.js"}
 
 def lighten_scripts(app, pagename, templatename, context, doctree) -> None:
     """Defer the page's local scripts and drop those it has nothing for (see the module docstring)."""
-    if pagename == "search" or "script_files" not in context:
+    if "script_files" not in context:
         return
     body = context.get("body", "")
     scripts = []

@@ -200,7 +200,8 @@ def _inline_fonts(css: str, static: Path, glyphs: set[int]) -> str:
         url = match.group(2)
         if not url.endswith(".woff2") or url.startswith("data:"):
             return match.group(0)
-        font = TTFont(static / url)
+        # recalcTimestamp=False: keep the font's own 'modified' date, so two builds write the same bytes.
+        font = TTFont(static / url, recalcTimestamp=False)
         subsetter = subset.Subsetter(subset.Options(flavor="woff2"))
         subsetter.populate(unicodes=glyphs)
         subsetter.subset(font)

@@ -1,15 +1,22 @@
-"""Shared fixtures: the built site, and one build of a tree of bad pages.
+"""Shared fixtures: the built site, and one build of a tree of bad pages; the test tiers.
 
 ``make test`` builds the real site first; tests read it from ``$BUILDDIR/html``.
 Bad-input tests share a single Sphinx build of ``tests/fixtures/pages/`` made in
 a temporary copy of the project (the real tree is never touched): each fixture
 page holds one mistake, and each test asserts the message that names its file
 and line.
+
+Every test gets its tier here (:func:`pytest_collection_modifyitems`), from what it
+uses, so a new test file needs no marker: ``browser`` when it or a fixture it uses
+needs Chromium, ``build`` when it or one of its fixtures runs Sphinx again.
+``make test-fast`` leaves both out; ``make test`` runs everything.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,6 +113,15 @@ def sphinx_build(project: Path, *extra: str) -> BuildResult:
     return BuildResult(proc.returncode, proc.stdout + proc.stderr, project / "docs", outdir)
 
 
+def run_sphinx(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m sphinx args`` with this environment's Python, output captured; never raises on failure.
+
+    Tests that build call this (or :func:`sphinx_build`), which puts them in the ``build`` tier.
+    """
+    return subprocess.run([sys.executable, "-m", "sphinx", *args], cwd=cwd, capture_output=True, text=True,
+                          **{"timeout": 1500, **kwargs})
+
+
 @pytest.fixture(scope="session")
 def bad_build(tmp_path_factory) -> BuildResult:
     """One build of every page in ``tests/fixtures/pages/`` in a temporary copy of the project."""
@@ -113,3 +129,61 @@ def bad_build(tmp_path_factory) -> BuildResult:
     docs = copy_project(project)
     shutil.copytree(FIXTURES / "pages", docs, dirs_exist_ok=True)
     return sphinx_build(project)
+
+
+# -- Test tiers ----------------------------------------------------------------------
+
+BROWSER_FIXTURES = {"chromium", "page", "site"}
+# Names whose use means a browser without those fixtures: Playwright itself, and
+# tools/search_eval.py, which drives Chromium through the search page.
+BROWSER_NAMES = {"sync_playwright", "search_eval"}
+# Test files whose builds run through `make`, which the code inspection below cannot see.
+BUILD_FILES = {"test_bump_releases.py"}
+
+
+_SPHINX_COMMAND = re.compile(r"^sphinx$|(^|\s)-m sphinx(\s|$)")
+
+
+def _code_objects(func) -> list:
+    """The code of ``func``, of every function nested in it, and of the module's functions it calls."""
+    func = inspect.unwrap(func)
+    module = sys.modules.get(getattr(func, "__module__", ""), None)
+    start = getattr(func, "__code__", None)
+    found, seen, todo = [], set(), [start] if start else []
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        found.append(current)
+        todo += [c for c in current.co_consts if inspect.iscode(c)]
+        for name in current.co_names if module is not None else ():
+            called = getattr(module, name, None)
+            if inspect.isfunction(called) and called.__module__ == module.__name__:
+                todo.append(called.__code__)
+    return found
+
+
+def starts_a_build(func) -> bool:
+    """Whether ``func`` runs Sphinx: it (or a function of its module that it calls) calls
+    :func:`sphinx_build` or :func:`run_sphinx`, or builds a ``python -m sphinx`` command line."""
+    for code in _code_objects(func):
+        if {"sphinx_build", "run_sphinx"} & set(code.co_names):
+            return True
+        if any(isinstance(c, str) and _SPHINX_COMMAND.search(c) for c in code.co_consts):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark each test ``browser`` and/or ``build`` from its own code and its fixtures' (see the module docstring)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        funcs = [getattr(item, "function", None)]
+        funcs += [d.func for name in names for d in definitions.get(name, ())]
+        codes = [c for f in funcs if f is not None for c in _code_objects(f)]
+        if names & BROWSER_FIXTURES or any(BROWSER_NAMES & set(c.co_names) for c in codes):
+            item.add_marker(pytest.mark.browser)
+        if item.path.name in BUILD_FILES or any(f is not None and starts_a_build(f) for f in funcs):
+            item.add_marker(pytest.mark.build)

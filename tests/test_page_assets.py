@@ -29,19 +29,15 @@ def local_scripts(html: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_no_script_in_the_head_holds_up_the_first_paint(rel, html_dir):
-    if rel == "search.html":
-        pytest.skip("search.html keeps Sphinx's plain search scripts (see sphinxext/page_scripts.py)")
     head = HEAD.search((html_dir / rel).read_text()).group(1)
     blocking = [src for src, attrs in local_scripts(head)
-                if not re.search(r"\b(defer|async)\b", attrs)
+                if not re.search(r"\b(defer|async)\b|type=\"module\"", attrs)
                 and not any(src.endswith(keep.removeprefix("_static/")) for keep in page_scripts.KEEP_BLOCKING)]
     assert not blocking, f"{rel} loads these scripts without defer: {blocking}"
 
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_copy_button_and_tab_scripts_only_where_used(rel, html_dir):
-    if rel == "search.html":
-        pytest.skip("search.html is left as Sphinx writes it")
     html = (html_dir / rel).read_text()
     body = html.split("<body", 1)[1]
     loaded = {src.rsplit("/", 1)[-1] for src, _ in local_scripts(html)}

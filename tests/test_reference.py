@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import sglang_drift  # noqa: E402
 from speccheck import sglang_args  # noqa: E402
 
-DRIFT = ROOT / "docs" / "_data" / "sglang-drift-0.5.14-0.5.23.json"
+DRIFT = ROOT / "docs" / "_data" / "sglang-drift.json"
 
 
 def entries(html_dir) -> dict[str, dict[str, str]]:

@@ -19,7 +19,7 @@ from conftest import ROOT
 from speccheck import sglang_args
 
 EXTENSIONS = ["myst_parser", "command_check", "sglang_options", "sglang_drift"]
-DRIFT = ROOT / "docs" / "_data" / "sglang-drift-0.5.14-0.5.23.json"
+DRIFT = ROOT / "docs" / "_data" / "sglang-drift.json"
 
 PAGES = {
     "index.md": "# Test site\n\n```{toctree}\ncommands\noptions\ndrift\n```\n",

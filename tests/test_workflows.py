@@ -9,6 +9,7 @@ as ``.ci/run``; and the repository's URL is written once, in ``conf.py``.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -107,6 +108,25 @@ def test_make_calls_in_prose_are_not_taken_for_commands():
 # -- What each workflow runs ---------------------------------------------------------
 
 
+def test_ci_run_runs_exactly_make_test():
+    script = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+              if line.strip() and not line.lstrip().startswith("#")]
+    assert [line for line in script if MAKE_CALL.search(line)] == ["make test"]
+
+
+def make_dry_run(target: str) -> str:
+    return subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def test_make_test_runs_every_tier_and_make_test_fast_leaves_out_browser_and_build():
+    full = [line for line in make_dry_run("test").splitlines() if "pytest" in line]
+    fast = [line for line in make_dry_run("test-fast").splitlines() if "pytest" in line]
+    assert full and ' -m "' not in full[0], full
+    assert fast and re.search(r'-m "not \(browser or build\)"', fast[0]), fast
+    markers = (ROOT / "tests" / "pytest.ini").read_text()
+    assert re.search(r"^\s+browser:", markers, flags=re.M) and re.search(r"^\s+build:", markers, flags=re.M)
+
+
 def test_pull_requests_run_ci_run():
     workflow = load(ROOT / ".github" / "workflows" / "ci.yml")
     assert "pull_request" in workflow[True]  # PyYAML reads the key `on` as True
@@ -159,6 +179,14 @@ def test_read_the_docs_publishes_the_makefile_output():
     assert "_build/html" in commands and "$READTHEDOCS_OUTPUT/html" in commands
 
 
+def test_hosted_builds_publish_only_the_site_folder():
+    """Pages and Read the Docs publish _build/html, which holds no doctrees (make html writes them beside it)."""
+    html = next(line for line in make_dry_run("html").splitlines() if " -b html " in line)
+    assert re.search(r" -d \S+/doctrees ", html), html
+    copies = [s for s in strings(load(READTHEDOCS)["build"]["jobs"]) if s.startswith("cp ")]
+    assert copies == ["cp -r _build/html/. $READTHEDOCS_OUTPUT/html/"], copies
+
+
 def test_workflow_containers_use_python_3_11():
     for workflow in WORKFLOWS:
         for job in load(workflow)["jobs"].values():
@@ -206,10 +234,26 @@ def test_jupyterlab_is_pinned_for_make_lab_and_not_a_build_requirement():
     assert re.search(r"^jupyterlab==\d+\.\d+\.\d+$", (ROOT / "requirements-lab.txt").read_text(), flags=re.M)
 
 
+def lab_command(*overrides: str) -> str:
+    """The ``jupyter lab`` line that ``make lab`` would run (dry run)."""
+    dry_run = subprocess.run(["make", "-n", "lab", *overrides], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout
+    lines = [line for line in dry_run.splitlines() if "jupyter lab" in line]
+    assert lines, dry_run
+    return lines[0]
+
+
 def test_make_lab_runs_jupyter_from_its_own_environment():
-    dry_run = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    lab_line = [line for line in dry_run.splitlines() if " lab docs" in line]
-    assert lab_line and ".venv-lab/bin/jupyter lab" in lab_line[0], dry_run
+    line = lab_command()
+    assert ".venv-lab/bin/jupyter lab" in line and line.rstrip().endswith(" docs"), line
+
+
+def test_make_lab_passes_lab_opts_and_allows_root_by_default_as_root():
+    assert " --port 9999 " in lab_command("LAB_OPTS=--port 9999") + " "
+    if os.geteuid() == 0:
+        assert "--allow-root" in lab_command(), "as root JupyterLab refuses to start without --allow-root"
+    else:
+        assert "--allow-root" not in lab_command()
 
 
 def test_build_environment_does_not_install_jupyterlab():

@@ -261,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-build", action="store_true", help="skip the build timings")
     parser.add_argument("--skip-notebooks", action="store_true", help="skip the notebook timings")
     parser.add_argument("--lighthouse", action="store_true", help="also run Lighthouse (installs it with npm)")
+    parser.add_argument("--skip-search", action="store_true", help="skip the search hit rate (tests/search-queries.yaml)")
     args = parser.parse_args(argv)
     if not (args.html / "index.html").exists():
         parser.error(f"{args.html} has no index.html: run `make html` first")
@@ -271,6 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_notebooks:
         report["notebooks_s"] = notebook_times(args.runs)
     report["pages"] = page_weights(args.html)
+    if not args.skip_search:
+        import search_eval  # tools/search_eval.py: the query set in Chromium, per engine
+
+        queries = search_eval.load_queries()
+        report["search"] = {engine: search_eval.summary(search_eval.run(args.html, queries, engine))
+                            for engine in ("pagefind", "sphinx")}
     if args.lighthouse:
         try:
             report["lighthouse"] = lighthouse(args.html, workdir, args.runs)
@@ -300,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
               + f"; FCP {figures['first-contentful-paint'] / 1000:.1f} s, LCP {figures['largest-contentful-paint'] / 1000:.1f} s, "
               f"SI {figures['speed-index'] / 1000:.1f} s, TBT {figures['total-blocking-time']:.0f} ms, "
               f"CLS {figures['cumulative-layout-shift']:.3f}")
+    for engine, result in report.get("search", {}).items():
+        print(f"search {engine:9} top-3 hit rate {result['top3']:.1%} on {result['searches']} searches "
+              f"(keywords {result['top3_keywords']:.1%}, questions {result['top3_question']:.1%}), "
+              f"{len(result['empty'])} with no result")
     if "lighthouse_error" in report:
         print(f"lighthouse did not run: {report['lighthouse_error']}")
     report["budgets"] = budget_lines(report)

@@ -60,6 +60,23 @@ class _HostLikeHandler(_QuietHandler):
         self.wfile.write(body)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """A threading server that lets a browser hang up: a closed connection is not an error.
+
+    A browser cancels requests it no longer needs (a page left before its last image
+    arrived); the default ``handle_error`` prints a ``BrokenPipeError`` traceback for each.
+    """
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset, ConnectionAborted
+            return
+        super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(directory: Path, host_like: bool = False, handler: type | None = None, prefix: str = "") -> Iterator[str]:
     """Serve ``directory`` over HTTP on 127.0.0.1 (a free port) while the block runs.
@@ -73,7 +90,7 @@ def serve(directory: Path, host_like: bool = False, handler: type | None = None,
     :returns: the base URL, such as ``http://127.0.0.1:40123`` (plus ``prefix``).
     """
     handler = handler or (_HostLikeHandler if host_like else _QuietHandler)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    server = _Server(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

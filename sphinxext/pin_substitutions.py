@@ -1,0 +1,30 @@
+"""``{{ sglang_version }}`` and ``{{ specforge_version }}`` work everywhere in a page, not only in prose.
+
+MyST replaces substitutions in running text only: not in the page's front matter
+(``html_meta`` descriptions), not in code blocks (``pip install "sglang==..."``),
+and nbsphinx does not replace them in notebooks at all. This extension replaces
+them in the source text as Sphinx reads it (``source-read``, before the command
+check of ``command_check.py`` sees the text), so one spelling works in prose,
+front matter, code blocks and notebook cells, and the version is written only in
+``requirements-pinned.txt``.
+
+An inline code span holding nothing but the reference, `` `{{ sglang_version }}` ``,
+is left as it is: that is how the contributing pages show what to type.
+
+``speccheck.check_file`` (``make check-commands``, the pre-commit hook) checks the same
+substituted text through :func:`speccheck.pinned.substitute`.
+"""
+
+from __future__ import annotations
+
+from speccheck.pinned import substitute
+
+
+def _source_read(app, docname: str, source: list[str]) -> None:
+    source[0] = substitute(source[0])
+
+
+def setup(app) -> dict:
+    # Before every other source-read handler (the command check's runs at 500).
+    app.connect("source-read", _source_read, priority=100)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
