@@ -51,10 +51,12 @@ extensions = [
     "sphinx_llms_txt",
     # The project's own extensions (sphinxext/), one purpose each.
     "no_source_maps",
+    "quick_rebuilds",  # a rebuild with no change compiles, renders and formats nothing again
     "site_css",  # one stylesheet per page: the theme's and extensions' CSS, unused rules left out
     "page_scripts",  # scripts deferred, and copy-button/tab scripts only on pages that use them
     "sized_images",  # images carry width/height, so pages do not jump while they load
     "notebook_errors",
+    "notebook_cache",  # a notebook whose code cells did not change is not executed again
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)
     "sitemap_complete",  # sitemap.xml lists every page after an incremental build too
     "source_notes",  # {source} role and source-note directive: citations of the pinned source, checked
@@ -90,6 +92,8 @@ bibtex_default_style = "plain"
 
 # -- Notebooks: executed on every build, outputs never stored ------------------
 nbsphinx_execute = "always"
+# Notebooks are stored as text (jupytext MyST, .myst files; sphinxext/text_notebooks.py).
+nbsphinx_custom_formats = {".myst": "text_notebooks.reads"}
 nbsphinx_allow_errors = False
 nbsphinx_timeout = 120
 nbsphinx_requirejs_path = ""  # no widgets: do not load require.js from a CDN

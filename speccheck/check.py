@@ -74,7 +74,7 @@ def not_runnable(module: str) -> str | None:
     :param module: a dotted name in ``sglang`` or ``specforge``.
 
     A module runs when it is a ``.py`` file, or a package with a ``__main__.py``;
-    SpecForge 0.2.0 has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
+    The pinned SpecForge has no ``specforge/__main__.py``, so ``python -m specforge`` fails.
     """
     top, *rest = module.split(".")
     base = _package_dir(top)
@@ -441,11 +441,12 @@ def check_block(block: Block) -> list[Diagnostic]:
 
 
 def source_blocks(text: str, suffix: str) -> list[Block]:
-    """The code blocks of a file's text: ``.md`` (fenced blocks), ``.ipynb`` (cells), ``.py`` (one Python block),
-    ``.sh`` or anything else (one shell block)."""
+    """The code blocks of a file's text: ``.md`` (fenced blocks), ``.myst`` (a text notebook: its
+    ```` ```{code-cell} ```` fences and Markdown, at lines of the file), ``.ipynb`` (cells), ``.py``
+    (one Python block), ``.sh`` or anything else (one shell block)."""
     if suffix == ".ipynb":
         return notebook_blocks(text)
-    if suffix in (".md", ".markdown"):
+    if suffix in (".md", ".markdown", ".myst"):
         return markdown_blocks(text)
     lang = "python" if suffix == ".py" else "bash"
     return [Block(lang, set(), list(enumerate(text.splitlines(), start=1)))]
@@ -461,6 +462,8 @@ def check_inline_flags(text: str) -> list[Diagnostic]:
     Only that prefix is checked: it belongs to SGLang alone, while shorter names
     such as ``--dtype`` also exist in other tools a page may mention.
     """
+    if not INLINE_SPEC_FLAG.search(text):  # no flag to look up: the parser need not be built
+        return []
     loaded = sglang_args.pinned_parser()
     known = set(loaded.parser._option_string_actions)
     out = []
@@ -478,12 +481,12 @@ def check_inline_flags(text: str) -> list[Diagnostic]:
 def located(text: str, suffix: str) -> list[tuple[int | None, Diagnostic]]:
     """``[(notebook cell number or None, diagnostic)]`` of a file's text, sorted by cell and line."""
     found = [(b.cell, d) for b in source_blocks(text, suffix) for d in check_block(b)]
-    found += [(None, d) for d in check_inline_flags(text)] if suffix == ".md" else []
+    found += [(None, d) for d in check_inline_flags(text)] if suffix in (".md", ".myst") else []
     return sorted(found, key=lambda cd: (cd[0] or 0, cd[1].line))
 
 
 def check_source(text: str, suffix: str, path: str | None = None) -> list[Diagnostic]:
-    """All problems of a file's text (``suffix`` ``.md``, ``.ipynb``, ``.sh``, ``.py``), sorted by cell and line.
+    """All problems of a file's text (``suffix`` ``.md``, ``.myst``, ``.ipynb``, ``.sh``, ``.py``), sorted by cell and line.
 
     In a notebook, a diagnostic's line is counted in its cell, and its message starts with ``cell N:``.
     """
@@ -496,6 +499,16 @@ def check_file(path: str | Path) -> list[Diagnostic]:
 
     path = Path(path)
     return check_source(substitute(path.read_text(encoding="utf-8")), path.suffix, str(path))
+
+
+_NEEDS_PARSERS = re.compile(r"\b(?:sglang|specforge)\b|`--speculative-")  # lower case: commands, not prose
+
+
+def needs_parsers(text: str) -> bool:
+    """The text may hold something checked against the pinned parsers: a command (``sglang`` or
+    ``specforge`` in lower case, also in a Python argv list), an inline ``--speculative-*`` flag,
+    or a ``specforge-config`` block. A text without any needs none of them."""
+    return bool(_NEEDS_PARSERS.search(text))
 
 
 def build_parsers() -> str:

@@ -1,7 +1,7 @@
 """``speccheck FILE...`` / ``make check-commands FILE...``: check files without building the site.
 
 Checks Markdown pages, notebooks and shell scripts (folders are searched for
-``.md``, ``.ipynb`` and ``.sh``) and prints one line per problem, compiler style::
+``.md``, ``.myst`` text notebooks, ``.ipynb`` and ``.sh``) and prints one line per problem, compiler style::
 
     docs/how-to/eagle3.md:42: error: SGLang's parser rejects it: ... [unknown-flag]
 
@@ -20,7 +20,7 @@ from speccheck import check
 from speccheck.diagnostics import ERROR
 from speccheck.shell import find_commands
 
-SUFFIXES = (".md", ".ipynb", ".sh")  # searched for in folders; a file named is read whatever its suffix
+SUFFIXES = (".md", ".myst", ".ipynb", ".sh")  # searched for in folders; a file named is read whatever its suffix
 
 
 def files(paths: list[str]) -> list[Path]:
@@ -39,7 +39,7 @@ def files(paths: list[str]) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Run the check on the command line's files; returns the exit status (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="check_commands", description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", help="files (.md, .ipynb, .sh, any shell text), folders, or - for stdin")
+    parser.add_argument("paths", nargs="+", help="files (.md, .myst, .ipynb, .sh, any shell text), folders, or - for stdin")
     parser.add_argument("--strict", action="store_true", help="exit non-zero on warnings too")
     parser.add_argument("--list", action="store_true", help="also print every command found, as read")
     args = parser.parse_args(argv)

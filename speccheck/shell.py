@@ -82,7 +82,9 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
         lang, classes, opts = info.split()[0] if info else "", set(), {}
         if directive:
             name, lang = directive.group(1), (directive.group(2).split() or [""])[0]
-            if name not in ("code-block", "code", "sourcecode", "code-cell"):
+            if name == "code-cell":  # a code cell of a text notebook (.myst): IPython, its tags as classes
+                lang = "ipython"
+            elif name not in ("code-block", "code", "sourcecode"):
                 lang = f"{{{name}}}"
         j = i + 1
         if directive:  # options: ":key: value" lines or a --- YAML block
@@ -90,12 +92,15 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
                 end = next((k for k in range(j + 1, len(lines)) if lines[k].strip() == "---"), j)
                 options = _yaml_mapping("\n".join(lines[j + 1:end]))
                 classes.update(str(options.get("class", "")).split())
+                classes.update(_tags(options.get("tags")))
                 opts.update({str(k): str(v) for k, v in options.items()})
                 j = end + 1
             while j < len(lines) and re.match(r"^\s*:[\w-]+:", lines[j]):
                 opt = re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[j])
                 if opt.group(1) == "class":
                     classes.update(opt.group(2).split())
+                elif opt.group(1) == "tags":
+                    classes.update(_tags(_yaml_value(opt.group(2))))
                 opts[opt.group(1)] = opt.group(2).strip()
                 j += 1
         body = []
@@ -110,6 +115,19 @@ def markdown_blocks(text: str, first_line: int = 1, cell: int | None = None) -> 
             blocks.append(Block(lang.lower(), classes, body, cell, opts))
         i = j + 1
     return blocks
+
+
+def _yaml_value(text: str):
+    """A YAML value (``None`` when it is not valid YAML)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
+def _tags(value) -> set[str]:
+    """A code cell's ``tags`` option (a YAML list of names) as a set; anything else gives none."""
+    return {str(t) for t in value} if isinstance(value, list) else set()
 
 
 def _yaml_mapping(text: str) -> dict:

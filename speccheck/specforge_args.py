@@ -1,6 +1,6 @@
 """SpecForge's own command-line parser and run-config schema, without torch.
 
-SpecForge 0.2.0 builds its ``argparse`` parser inside ``specforge.cli.main(argv)``
+The pinned SpecForge builds its ``argparse`` parser inside ``specforge.cli.main(argv)``
 (``specforge/cli.py``) and does not expose it; :func:`specforge_parser` takes it
 with :func:`sglang_args.parser_built_by`, so nothing after parsing (training,
 export) runs. ``specforge.cli`` and ``specforge.config`` import without torch.

@@ -24,9 +24,16 @@ from speccheck import check
 def _build_parsers(app, env, docnames) -> None:
     """Build the pinned parsers before reading pages: a failure stops the build with the reason.
 
-    A rebuild that reads no page (nothing changed) needs no parser and skips this (about 1 s).
+    A rebuild whose pages to read have nothing to check against them (no change at all, or
+    prose edited in a notebook without commands) skips this (about 1 s of CPU); should a
+    page still need a parser, it is built on first use.
     """
-    if not docnames:
+    def text_of(docname: str) -> str:
+        try:
+            return Path(env.doc2path(docname)).read_text(encoding="utf-8")
+        except OSError:
+            return "python -m sglang"  # unreadable here: build the parsers, Sphinx reports the file
+    if not any(check.needs_parsers(text_of(d)) for d in docnames):
         return
     from sphinx.errors import ExtensionError
     from sphinx.util import logging as sphinx_logging

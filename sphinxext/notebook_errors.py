@@ -5,8 +5,12 @@ nbsphinx stops the whole Sphinx run with an exception, so the other pages' warni
 never shown and the message does not say which cell failed. This extension catches that
 exception and logs one Sphinx error instead::
 
-    docs/explanation/x.ipynb: ERROR: notebook cell 7 of 12 (code cell 3, id 'a1b2') raised
+    docs/explanation/x.myst:88: ERROR: notebook cell 7 of 12 (code cell 3, id '6') raised
     ValueError: ... [nbsphinx.cell]
+
+For a text notebook (``.myst``, see ``text_notebooks.py``) the line is that of the failed
+cell's ```` ```{code-cell} ```` fence; a ``.ipynb`` notebook has no lines, so only the cell
+is named.
 
 The build then goes on (``--keep-going`` shows every problem) and still fails, because an
 error makes sphinx-build exit non-zero. The failed notebook is rendered as an orphan page
@@ -21,6 +25,8 @@ import nbformat
 import nbsphinx
 from docutils.parsers import rst
 from sphinx.util import logging
+
+import text_notebooks
 
 logger = logging.getLogger(__name__)
 
@@ -72,22 +78,25 @@ def parse_reporting_cell(self, inputstring: str, document) -> None:
     except nbsphinx.NotebookError as err:
         env = document.settings.env
         message = str(err)
-        where = ""
+        where, line = "", None
+        is_text = str(env.doc2path(env.docname)).endswith(text_notebooks.SUFFIX)
         try:
-            found = locate_failed_cell(nbformat.reads(inputstring, as_version=4), message)
+            nb = text_notebooks.reads(inputstring) if is_text else nbformat.reads(inputstring, as_version=4)
+            found = locate_failed_cell(nb, message)
         except Exception:  # an unreadable notebook: nbsphinx's own message says why
             found = None
         if found:
             number, code_number, cell_id = found
-            total = len(nbformat.reads(inputstring, as_version=4).cells)
-            where = f"notebook cell {number} of {total} (code cell {code_number}, id {cell_id!r}) raised "
+            where = f"notebook cell {number} of {len(nb.cells)} (code cell {code_number}, id {cell_id!r}) raised "
+            fences = text_notebooks.code_cell_lines(inputstring) if is_text else []
+            line = fences[code_number - 1] if code_number <= len(fences) else None
         # nbsphinx registered the notebook for copying before it ran; nothing was saved.
         env.nbsphinx_notebooks.pop(env.docname, None)
         traceback = _ANSI.sub("", message.split(_RULE)[-1]).split("You can ignore this error")[0]
         traceback = traceback.strip().lstrip("-").strip()
         logger.error(
             "%s%s\n%s", where or "notebook failed: ", exception_line(message), traceback,
-            location=env.docname, type="nbsphinx", subtype="cell",
+            location=(env.docname, line) if line else env.docname, type="nbsphinx", subtype="cell",
         )
         rst.Parser.parse(
             self,

@@ -104,11 +104,15 @@ class SGLangDrift(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         rel, path = self.env.relfn2path(self.arguments[0], self.env.docname)
         self.env.note_dependency(rel)
-        diff = json.loads(Path(path).read_text(encoding="utf-8"))
+        try:
+            diff = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:  # a missing or unreadable file: say which, at the directive
+            raise self.error(f"cannot read the drift comparison {self.arguments[0]}: {error}; "
+                             "run `make release-changes` to write it") from error
         pinned = sglang_args.pinned_parser()
         if diff["to"] != pinned.version:
             raise self.error(f"{self.arguments[0]} compares up to SGLang {diff['to']}, but the guide pins "
-                             f"{pinned.version}: run `make sglang-drift FROM={diff['from']} TO={pinned.version}`")
+                             f"{pinned.version}: run `make release-changes`")
         linkable = {name for o in sglang_args.spec_options(pinned) for name in (o.name, *o.aliases)}
         part = self.options.get("part", "summary")
         if part == "summary":

@@ -200,7 +200,7 @@ def checked_pages() -> list[str]:
     names = []
     for folder in ("tutorial", "how-to", "reference"):
         for source in sorted((DOCS / folder).rglob("*")):
-            if source.suffix in (".md", ".ipynb"):
+            if source.suffix in (".md", ".myst", ".ipynb"):
                 name = source.relative_to(DOCS).with_suffix("").as_posix()
                 if name not in EXEMPT:
                     names.append(name)

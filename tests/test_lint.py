@@ -145,6 +145,31 @@ def test_notebook_without_outputs_passes(tmp_path, pre_commit_env):
     assert result.returncode == 0, result.stdout
 
 
+def test_a_json_notebook_is_refused_with_the_command_that_converts_it(tmp_path, pre_commit_env):
+    files = {"docs/explanation/demo.ipynb": notebook([], execution_count=None),
+             "tools/notebooks_to_text.py": (ROOT / "tools" / "notebooks_to_text.py").read_text()}
+    repo = git_repo(tmp_path, files)
+    shutil.copytree(ROOT / "sphinxext", repo / "sphinxext", ignore=shutil.ignore_patterns("__pycache__"))
+    result = pre_commit(repo, pre_commit_env, "notebooks-as-text")
+    assert result.returncode != 0
+    assert "docs/explanation/demo.ipynb: notebooks are stored as text" in result.stdout
+    assert "tools/notebooks_to_text.py docs/explanation/demo.ipynb" in result.stdout
+
+
+def test_the_converted_notebook_passes_the_hook(tmp_path, pre_commit_env):
+    files = {"docs/explanation/demo.ipynb": notebook([], execution_count=None),
+             "tools/notebooks_to_text.py": (ROOT / "tools" / "notebooks_to_text.py").read_text()}
+    repo = git_repo(tmp_path, files)
+    shutil.copytree(ROOT / "sphinxext", repo / "sphinxext", ignore=shutil.ignore_patterns("__pycache__"))
+    converted = run([str(ROOT / ".venv" / "bin" / "python"), "tools/notebooks_to_text.py",
+                     "docs/explanation/demo.ipynb"], repo)
+    assert converted.returncode == 0, converted.stdout
+    assert "```{code-cell}\nprint(1 + 1)\n```" in (repo / "docs/explanation/demo.myst").read_text()
+    run(["git", "add", "-A"], repo)
+    result = pre_commit(repo, pre_commit_env, "notebooks-as-text")
+    assert result.returncode == 0, result.stdout
+
+
 def test_misspelling_is_flagged_with_file_and_line(tmp_path, pre_commit_env):
     typo = "rec" + "ieve"  # spelled out whole, it would fail the hook on this file
     page = f"# Drafting\n\nThe target model will {typo} the draft tokens.\n"

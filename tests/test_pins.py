@@ -24,8 +24,11 @@ GENERATED = [
     r"docs/_data/.*\.json",  # make release-changes
     r"docs/_inventories/.*",  # tools/make_specforge_inventory.py
     r"tools/specforge_pages\.txt",  # the page list of one SpecForge release's documentation
-    # Field reports are history: "fixed in 0.5.23" stays true after the pin moves on.
+    # Field reports are history: "fixed in <release>" stays true after the pin moves on.
     r"docs/_data/field-reports/.*\.yaml",
+    # The command corpus records the verdicts of the pinned release, reason by reason;
+    # a bump re-records it (tests/test_commands.py compares it with the check).
+    r"tests/fixtures/commands/.*\.yaml",
 ]
 
 

@@ -21,7 +21,7 @@ from conftest import ROOT
 
 DOCS = ROOT / "docs"
 # Suffixes of page sources: MyST, notebooks, and the notebook text formats nbsphinx may read.
-PAGE_SUFFIXES = (".md", ".ipynb", ".rst", ".py")
+PAGE_SUFFIXES = (".md", ".myst", ".ipynb", ".rst", ".py")
 
 
 def conf_literal(name: str):
@@ -36,7 +36,7 @@ def conf_literal(name: str):
 def docname(path: str) -> str | None:
     """The docname of a path under ``docs/`` (``how-to/eagle3``), or ``None`` when it is no page source.
 
-    Page sources are ``.md``, ``.ipynb`` and ``.rst`` files, and ``.py`` files (notebooks
+    Page sources are ``.md``, ``.ipynb`` and ``.rst`` files, and ``.myst`` and ``.py`` files (notebooks
     stored as text), outside the folders starting with ``_`` or ``.``.
     """
     rel = Path(path)

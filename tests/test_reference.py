@@ -19,6 +19,9 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "tools"))
 import sglang_drift  # noqa: E402
 from speccheck import sglang_args  # noqa: E402
+from speccheck.pinned import PINNED  # noqa: E402
+
+PINNED_SGLANG = PINNED["sglang"]
 
 DRIFT = ROOT / "docs" / "_data" / "sglang-drift.json"
 
@@ -80,4 +83,4 @@ def test_the_committed_drift_data_is_what_the_tool_writes(tmp_path):
         pytest.skip(f"SGLang {diff['from']} could not be installed from the package index: {exc}")
     fresh = sglang_drift.compare(sglang_drift.dump(old_site), sglang_drift.dump(sglang_drift.install(diff["to"],
                                                                                                    tmp_path)))
-    assert fresh == diff, "run `make sglang-drift FROM=0.5.14 TO=0.5.23` and commit the JSON"
+    assert fresh == diff, f"run `make release-changes` (FROM=0.5.14 TO={PINNED_SGLANG}) and commit the JSON"

@@ -28,7 +28,7 @@ def source_pages() -> list[str]:
     pages = []
     for path in sorted(DOCS.rglob("*")):
         rel = path.relative_to(DOCS)
-        if path.suffix not in {".md", ".ipynb"} or any(p.startswith(("_", ".")) for p in rel.parts):
+        if path.suffix not in {".md", ".myst", ".ipynb"} or any(p.startswith(("_", ".")) for p in rel.parts):
             continue
         pages.append(rel.with_suffix("").as_posix())
     return pages

@@ -69,7 +69,7 @@ def test_llms_txt_links_every_content_page_source(html_dir):
     site_url = conf_value("site_url")
     for rel in CONTENT_PAGES:
         docname = rel.removesuffix(".html")
-        sources = [site_url + f"_sources/{docname}{suffix}" for suffix in (".md", ".ipynb")]
+        sources = [site_url + f"_sources/{docname}{suffix}" for suffix in (".md", ".myst", ".ipynb")]
         assert linked & set(sources), f"llms.txt has no link to the source of {rel}"
     for url in linked:
         assert (html_dir / url.removeprefix(site_url)).is_file(), f"llms.txt links to a missing {url}"
@@ -116,7 +116,7 @@ def git_date(path: Path) -> str | None:
 @pytest.mark.parametrize("rel", CONTENT_PAGES)
 def test_page_shows_the_date_of_its_last_commit(rel, html_dir):
     docname = rel.removesuffix(".html")
-    source = next(p for p in (ROOT / "docs" / f"{docname}.md", ROOT / "docs" / f"{docname}.ipynb") if p.exists())
+    source = next(p for p in (ROOT / "docs" / f"{docname}{suffix}" for suffix in (".md", ".myst", ".ipynb")) if p.exists())
     committed = git_date(source)
     if committed is None:
         pytest.skip(f"{source.name} is not committed yet, so it has no date")

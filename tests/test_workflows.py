@@ -202,7 +202,7 @@ def test_repository_url_is_written_only_in_conf_py():
     assert match, "conf.py sets repository_url"
     url = match.group(1)
     places = [ROOT / "README.md", ROOT / "Makefile", READTHEDOCS, *(ROOT / ".github").rglob("*"),
-              *(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.ipynb"),
+              *(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.myst"), *(ROOT / "docs").rglob("*.ipynb"),
               *(ROOT / "sphinxext").rglob("*.py"), *(ROOT / "tools").rglob("*.py")]
     repeated = [str(p.relative_to(ROOT)) for p in places if p.is_file() and url in p.read_text(errors="replace")]
     assert not repeated, f"{url} is repeated outside conf.py in {repeated}"

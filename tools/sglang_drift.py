@@ -2,7 +2,7 @@
 
 Usage::
 
-    python tools/sglang_drift.py --from 0.5.14 --to 0.5.23 [--json OUT.json] [--cache _build/sglang-releases]
+    python tools/sglang_drift.py --from 0.5.14 --to <pinned> [--json OUT.json] [--cache _build/sglang-releases]
 
 Each release is installed without dependencies into its own directory under the
 cache (``pip install --no-deps --target``; nothing is installed when the cache
@@ -151,7 +151,7 @@ def report(diff: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--from", dest="old", help="the older SGLang release, e.g. 0.5.14")
-    parser.add_argument("--to", dest="new", help="the newer SGLang release, e.g. 0.5.23")
+    parser.add_argument("--to", dest="new", help="the newer SGLang release (the pin, requirements-pinned.txt)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where releases are installed")
     parser.add_argument("--json", type=Path, help="also write the comparison as JSON here")
     parser.add_argument("--dump", help=argparse.SUPPRESS)

@@ -87,8 +87,8 @@ export async function rankSections(pagefind, query) {
     if (!results.length) continue;
     const df = results.length;
     const idf = Math.log(1 + (pages - df + 0.5) / (df + 0.5));
-    const datas = await Promise.all(results.slice(0, MAX_PAGES_PER_WORD).map((r) => r.data().then((d) => [r.id, d])));
-    for (const [id, data] of datas) {
+    const fragments = await Promise.all(results.slice(0, MAX_PAGES_PER_WORD).map((r) => r.data().then((d) => [r.id, d])));
+    for (const [id, data] of fragments) {
       if (!pageData.has(id)) pageData.set(id, { data, sections: sectionsOf(data) });
       const { sections } = pageData.get(id);
       const perSection = new Map();

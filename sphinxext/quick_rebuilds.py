@@ -1,0 +1,112 @@
+"""Rebuilds that change nothing do (almost) nothing: measured by ``make bench``.
+
+Four costs of every Sphinx run that a rebuild with no change paid for no result:
+
+* **Templates compiled again.** Every run compiled each Jinja template it rendered from
+  source (about 35 of the theme's). Jinja's ``FileSystemBytecodeCache`` now keeps the
+  compiled code in ``jinja-cache/`` in the doctree folder, keyed by template name and a
+  checksum of its source, so an edited template (the theme's or one in
+  ``docs/_templates``) is compiled again.
+* **genindex.html, search.html and 404.html rendered again.** Sphinx writes these pages on
+  every run, although they depend only on the pages, the templates and the configuration.
+  When no page was read or removed and no page needed writing (Sphinx writes every page
+  again after a template or an HTML option changes), the copies already in the output
+  folder are what rendering would give, and they are kept.
+* **Citations formatted again.** sphinxcontrib-bibtex formats every citation of the site
+  with pybtex after each read (its ``env-updated`` handler), also when nothing was read.
+  When no page was read or removed (a changed ``.bib`` file makes Sphinx re-read the
+  pages that cite it), the citations restored with the saved environment are kept.
+
+* **The search index written again.** ``pagefind_search`` runs Pagefind over the output
+  after every build (about 0.6 s of CPU). When nothing changed, the pages it would index
+  are the ones it indexed last time, and the ``pagefind/`` folder is kept.
+
+A clean build reads every page, so none of this applies to it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from jinja2 import FileSystemBytecodeCache
+from sphinxcontrib.bibtex.domain import BibtexDomain
+
+# Pages Sphinx and sphinx-notfound-page write on every run, whatever changed.
+REWRITTEN_EVERY_RUN = {"genindex", "search", "404"}
+_state = {"read": True, "removed": True, "written": True}
+_original_env_updated = BibtexDomain.env_updated
+
+
+def nothing_changed() -> bool:
+    """No page was read or removed in this run and none was written."""
+    return not (_state["read"] or _state["removed"] or _state["written"])
+
+
+def _env_updated_unless_nothing_read(self):
+    """``BibtexDomain.env_updated``, skipped (no page to write again) when no page was read or removed."""
+    if not (_state["read"] or _state["removed"]) and self.citations:
+        return []
+    return _original_env_updated(self)
+
+
+def _note_outdated(app, env, added, changed, removed):
+    _state["removed"] = bool(removed)
+    return []
+
+
+def _note_read(app, env, docnames):
+    _state["read"] = bool(docnames)
+
+
+def _builder_inited(app) -> None:
+    _state.update(read=True, removed=True, written=False)
+    _skip_unchanged_search_index()  # here: every extension is loaded by now
+    builder = app.builder
+    environment = getattr(getattr(builder, "templates", None), "environment", None)
+    if environment is None:  # a builder without Jinja templates (linkcheck, ...)
+        return
+    folder = Path(app.doctreedir) / "jinja-cache"
+    folder.mkdir(parents=True, exist_ok=True)
+    environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+    write_documents, handle_page = builder.write_documents, builder.handle_page
+
+    def write_documents_noting(docnames):
+        _state["written"] = _state["written"] or bool(docnames)
+        return write_documents(docnames)
+
+    def handle_page_unless_unchanged(pagename, *args, **kwargs):
+        if (pagename in REWRITTEN_EVERY_RUN and nothing_changed()
+                and Path(builder.get_outfilename(pagename)).exists()):
+            return None
+        return handle_page(pagename, *args, **kwargs)
+
+    builder.write_documents = write_documents_noting
+    if hasattr(builder, "get_outfilename"):  # the HTML builders
+        builder.handle_page = handle_page_unless_unchanged
+
+
+def _skip_unchanged_search_index() -> None:
+    """Make ``pagefind_search.run_pagefind`` keep an existing index when nothing changed."""
+    pagefind_search = sys.modules.get("pagefind_search")
+    if pagefind_search is None or getattr(pagefind_search.run_pagefind, "_quick", False):
+        return
+    run_pagefind = pagefind_search.run_pagefind
+
+    def run_unless_unchanged(outdir, *args, **kwargs):
+        if nothing_changed() and (Path(outdir) / "pagefind").is_dir():
+            return None
+        return run_pagefind(outdir, *args, **kwargs)
+
+    run_unless_unchanged._quick = True
+    pagefind_search.run_pagefind = run_unless_unchanged  # looked up by name when the build finishes
+
+
+def setup(app):
+    """Install the shortcuts described in the module docstring."""
+    BibtexDomain.env_updated = _env_updated_unless_nothing_read
+    app.connect("builder-inited", _builder_inited)
+    app.connect("env-get-outdated", _note_outdated)
+    app.connect("env-before-read-docs", _note_read)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

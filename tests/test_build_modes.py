@@ -1,0 +1,111 @@
+"""Builds other than make html's single process: parallel (-j 2), and rebuilds of text notebooks.
+
+Each test builds a small tree in a temporary copy of the project (``conftest.copy_project``),
+never the real one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import FIXTURES, copy_project, sphinx_build
+
+# A text notebook whose output differs on every execution: the kernel's process id and a
+# nanosecond clock. The same output after a rebuild means the kernel did not run.
+NOTEBOOK = """\
+---
+jupytext:
+  text_representation:
+    extension: .myst
+    format_name: myst
+    format_version: 0.13
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A cached notebook
+
+{prose}
+
+```{{code-cell}}
+import os
+import time
+
+print(f"run {{os.getpid()}}-{{time.time_ns()}}")
+```
+"""
+
+
+def run_marker(page) -> str:
+    """The ``run <pid>-<ns>`` line the notebook printed, from its built page."""
+    found = re.search(r"run\s+(\d+-\d+)", page.read_text())
+    assert found, f"{page.name}: the notebook's output is missing"
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def parallel_build(tmp_path_factory):
+    project = tmp_path_factory.mktemp("parallel")
+    docs = copy_project(project)
+    shutil.copytree(FIXTURES / "parallel", docs, dirs_exist_ok=True)
+    return sphinx_build(project, "-j", "2")
+
+
+def test_every_extension_builds_in_parallel_under_W(parallel_build):
+    # Sphinx warns (an error under -W) about any extension that does not declare parallel safety.
+    assert parallel_build.returncode == 0, parallel_build.output[-3000:]
+    assert "safe for parallel" not in parallel_build.output, parallel_build.output[-3000:]
+    # In parallel, Sphinx reports pages in chunks ("citations .. index"): the build did run in parallel.
+    assert re.search(r"reading sources\.\.\. \[ *\d+%\] \S+ \.\. \S+", parallel_build.output), \
+        parallel_build.output[-3000:]
+
+
+def test_the_parallel_build_wrote_every_page_with_its_checked_content(parallel_build):
+    out = parallel_build.outdir
+    for name in ("commands", "citations", "math", "notes", "errors", "notebook", "table"):
+        assert (out / f"{name}.html").exists(), f"{name}.html was not written"
+    citations = BeautifulSoup((out / "citations.html").read_text(), "html.parser")
+    assert citations.select("aside.source-note a"), "the source note has no link"
+    assert BeautifulSoup((out / "math.html").read_text(), "html.parser").find("math"), "no MathML"
+    assert "42" in BeautifulSoup((out / "notebook.html").read_text(), "html.parser").get_text()
+
+
+def test_a_prose_edit_reuses_the_outputs_and_a_code_edit_runs_the_notebook(tmp_path):
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\ncached\n```\n")
+    source = docs / "cached.myst"
+    source.write_text(NOTEBOOK.format(prose="First wording."))
+    page = tmp_path / "_build" / "html" / "cached.html"
+
+    first = sphinx_build(tmp_path)
+    assert first.returncode == 0, first.output[-3000:]
+    executed = run_marker(page)
+
+    source.write_text(NOTEBOOK.format(prose="Second wording."))
+    second = sphinx_build(tmp_path)
+    assert second.returncode == 0, second.output[-3000:]
+    assert "Second wording." in page.read_text(), "the prose edit was not rebuilt"
+    assert run_marker(page) == executed, "the notebook ran again although no code cell changed"
+
+    source.write_text(NOTEBOOK.format(prose="Second wording.").replace('print(f"run', 'print(f"run" " "\n      f"'))
+    third = sphinx_build(tmp_path)
+    assert third.returncode == 0, third.output[-3000:]
+    assert run_marker(page) != executed, "a code edit did not run the notebook again"
+
+
+def test_a_clean_build_runs_the_notebook_again(tmp_path):
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\ncached\n```\n")
+    (docs / "cached.myst").write_text(NOTEBOOK.format(prose="Text."))
+    page = tmp_path / "_build" / "html" / "cached.html"
+    assert sphinx_build(tmp_path).returncode == 0
+    executed = run_marker(page)
+    shutil.rmtree(tmp_path / "_build")  # make clean
+    assert sphinx_build(tmp_path).returncode == 0
+    assert run_marker(page) != executed, "a clean build reused outputs from before"
