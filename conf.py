@@ -63,7 +63,8 @@ extensions = [
     "pagefind_search",  # the search index (Pagefind, by section), written after the HTML build
     "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
-    "sglang_drift",  # the sglang-drift directive (reference/release-changes.md)
+    "sglang_drift",  # the sglang-drift and flag-history directives (reference/release-changes.md)
+    "check_command_page",  # data of the "Check a command" page, written into _static at build time
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
     "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)

@@ -1,0 +1,560 @@
+"""The "Check a command" page (reference/check-a-command) and the flag history behind it.
+
+- The page gives the right verdicts on the commands the issue names, by keyboard,
+  at 390 px, in a live region, with no axe-core violations (Chromium, fixtures
+  ``site`` and ``page`` of conftest.py).
+- Differential test: several hundred commands (every server command on the site's
+  pages, the command corpus in ``tests/fixtures/commands/`` when it exists, and
+  generated variations) get the same verdict (error or not) and name the same
+  flags in the page's script as in the Python check the build runs
+  (``speccheck.check_command``, see :func:`python_verdict`).
+- ``speccheck/data/flag-history.json`` has the promised shape and agrees with
+  facts read by hand from the wheels.
+- The page's data is generated from the pinned parser, and no other page loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import pytest
+import yaml
+
+import browser
+import check_command_page
+import speccheck
+from conftest import BUILDDIR, ROOT
+from speccheck import sglang_args, spec_rules
+from speccheck.check import source_blocks
+from speccheck.parse import action_for
+from speccheck.shell import Block, find_commands
+
+PAGE = "reference/check-a-command.html"
+HISTORY = ROOT / "speccheck" / "data" / "flag-history.json"
+CORPUS = ROOT / "tests" / "fixtures" / "commands"
+SERVER_ENTRIES = ("python -m sglang.launch_server", "sglang serve")
+
+QUICKSTART = """export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
+python -m sglang.launch_server \\
+  --model-path meta-llama/Llama-3.1-8B-Instruct \\
+  --speculative-algorithm EAGLE3 \\
+  --speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B \\
+  --speculative-num-steps 5 \\
+  --speculative-eagle-topk 4 \\
+  --speculative-num-draft-tokens 8 \\
+  --dtype bfloat16 \\
+  --mem-fraction-static 0.8 \\
+  --cuda-graph-max-bs-decode 8 \\
+  --host 127.0.0.1 \\
+  --port 30000
+"""
+LLAMA = "--model-path meta-llama/Llama-3.1-8B-Instruct"
+EAGLE3 = f"{LLAMA} --speculative-algorithm EAGLE3 --speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B"
+
+
+# -- The Python side ------------------------------------------------------------------
+
+
+def canonical(flag: str | None) -> str | None:
+    """A flag as its option's first spelling (``--model`` -> ``--model-path``); unknown flags as written."""
+    if flag is None:
+        return None
+    action = sglang_args.pinned_parser().parser._option_string_actions.get(flag)
+    return sorted(action.option_strings, key=lambda s: not s.startswith("--"))[0] if action else flag
+
+
+def _remove(args: list[str], flag: str, values: bool) -> list[str]:
+    """``args`` without the first word spelling ``flag`` (also ``flag=...``) and, if ``values``, the words after it."""
+    parser = sglang_args.pinned_parser().parser
+    target = parser._option_string_actions.get(flag)
+    for k, word in enumerate(args):
+        name = word.partition("=")[0]
+        action, _ = action_for(parser, name)
+        if name == flag or (action is not None and action is target):
+            end = k + 1
+            if values and "=" not in word:
+                while end < len(args) and not _option_like(args[end]):
+                    end += 1
+            return args[:k] + args[end:]
+    return args
+
+
+def _option_like(word: str) -> bool:
+    """argparse's test for a word that starts an option (``-1`` is a value)."""
+    return word.startswith("-") and word != "-" and (word in sglang_args.pinned_parser().parser._option_string_actions
+                                                      or not re.fullmatch(r"-\d+|-\d*\.\d+", word)) and " " not in word
+
+
+def python_verdict(text: str) -> tuple[bool, set[str]] | None:
+    """``(has an error, the flags its errors name)`` from the build's check, ``speccheck.check_command``;
+    ``None`` when the text holds no server command.
+
+    When the parser refuses the command, the check stops there, as SGLang does; the
+    page names every flag the parser refuses. So each flag the parser refused is
+    taken out (with its values) and the rest checked again, until the parser accepts
+    it; a refusal naming no flag (``the following arguments are required:
+    --model-path/--model``) is read from its message.
+    """
+    block = Block("bash", set(), list(enumerate(text.splitlines(), start=1)))
+    commands = [c for c in find_commands(block) if c.entry in SERVER_ENTRIES]
+    if not commands:
+        return None
+    entry, args = commands[0].entry, list(commands[0].args)
+    comments = "".join(line + "\n" for line in text.splitlines() if line.lstrip().startswith("#"))
+    errors: set[str] = set()
+    failed = False
+    for round_ in range(50):
+        before = list(args)
+        # The text itself first; then the command without the refused flags, after the text's
+        # comment lines (a "# architecture: X" line states the target's architecture).
+        again = text if round_ == 0 else f"{comments}{entry} {shlex.join(args)}"
+        diagnostics = [d for d in speccheck.check_command(again) if d.severity == "error"]
+        failed = failed or bool(diagnostics)
+        refused = []
+        for d in diagnostics:
+            flag = d.flag
+            required = re.search(r"arguments are required: (--[\w-]+)", d.message)
+            if flag is None and required:
+                flag = required.group(1)
+                args += [flag, "$UNKNOWN"]  # a value the rules do not count as given
+            elif "parser rejects" in d.message and flag:
+                refused.append(flag)
+            if flag:
+                errors.add(canonical(flag))
+        for flag in refused:
+            args = _remove(args, flag, values=True)
+        if args == before:
+            break
+    return failed, errors
+
+
+# -- The corpus ---------------------------------------------------------------------
+
+
+def site_commands() -> list[tuple[str, str]]:
+    """``(id, text)`` of every server command in a code block of the site's pages (the build's block finder)."""
+    out = []
+    for path in sorted((ROOT / "docs").rglob("*")):
+        if path.suffix not in (".md", ".ipynb") or "_build" in path.parts:
+            continue
+        for block in source_blocks(path.read_text(encoding="utf-8"), path.suffix):
+            for cmd in find_commands(block):
+                if cmd.entry in SERVER_ENTRIES:
+                    rel = path.relative_to(ROOT).as_posix()
+                    out.append((f"{rel}:{cmd.line}", f"{cmd.entry} {shlex.join(cmd.args)}"))
+    return out
+
+
+def corpus_commands() -> list[tuple[str, str]]:
+    """``(id, command)`` of ``tests/fixtures/commands/{real,seeded}.yaml`` entries, when those files exist."""
+    out = []
+    for name in ("real.yaml", "seeded.yaml"):
+        path = CORPUS / name
+        if not path.exists():
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        entries = data.get("commands", data) if isinstance(data, dict) else data
+        for k, entry in enumerate(entries):
+            if isinstance(entry, dict) and entry.get("command"):
+                out.append((f"{name}:{entry.get('id', k)}", str(entry["command"])))
+    return out
+
+
+def _history() -> dict:
+    return json.loads(HISTORY.read_text(encoding="utf-8")) if HISTORY.exists() else {"flags": {}, "env": {}}
+
+
+def variations(base: list[str]) -> list[tuple[str, str]]:
+    """Generated commands around the base argument lists: each one changes one thing.
+
+    Dropped flags, flags replaced by their old spellings (from the flag history),
+    misspelled flags, wrong values, an added tree knob, other attention backends and
+    page sizes, DP attention and rejection sampling added, other algorithm names.
+    """
+    history = _history()
+    old_names = [f for f, h in history["flags"].items()
+                 if h["events"] and h["events"][-1]["change"] in ("removed", "renamed", "split")][:25]
+    out: list[tuple[str, str]] = []
+
+    def add(kind: str, words: list[str], entry: str = "python -m sglang.launch_server") -> None:
+        out.append((f"generated:{kind}:{len(out)}", f"{entry} {shlex.join(words)}"))
+
+    for b, text in enumerate(base):
+        words = shlex.split(text)
+        flags = [k for k, w in enumerate(words) if w.startswith("--")]
+        for k in flags:  # drop one flag with its value
+            end = k + 1 + (k + 1 < len(words) and not words[k + 1].startswith("--"))
+            add(f"drop{b}", words[:k] + words[end:])
+        for k in flags[:4]:  # misspell: drop a letter, swap two letters
+            w = words[k]
+            add(f"typo{b}", words[:k] + [w[:-2] + w[-1]] + words[k + 1:])
+            add(f"swap{b}", words[:k] + [w[:4] + w[5] + w[4] + w[6:]] + words[k + 1:])
+        for k in flags:  # wrong values
+            if words[k] in ("--speculative-num-steps", "--speculative-eagle-topk", "--mem-fraction-static"):
+                add(f"value{b}", words[:k + 1] + ["two"] + words[k + 2:])
+        add(f"serve{b}", words[words.index("--model-path") + 1:words.index("--model-path") + 2]
+            + words[:words.index("--model-path")] + words[words.index("--model-path") + 2:], "sglang serve")
+    words = shlex.split(EAGLE3)
+    for name in old_names:
+        add("old-flag", words + [name, "8"])
+    for algo in ("EAGLE2", "eagle3", "NEXTN", "LOOKAHEAD", "MEDUSA", "standalone", "Eagle"):
+        add("algorithm", [w if w != "EAGLE3" else algo for w in words])
+    tree = ["--speculative-num-steps", "3", "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8"]
+    for knobs in (tree[:2], tree[2:4], tree[4:], tree[:4], tree[2:], tree[:2] + tree[4:]):
+        add("knobs", words + knobs)
+    for backend in ("fa3", "flashinfer", "triton", "trtllm_mha", "flashmla", "trtllm_mla", "torch_native"):
+        for page in ("1", "16", "64"):
+            for topk in ("1", "4"):
+                draft = "4" if topk == "1" else "8"
+                add("backend", words + ["--speculative-num-steps", "3", "--speculative-eagle-topk", topk,
+                                        "--speculative-num-draft-tokens", draft, "--attention-backend", backend,
+                                        "--page-size", page])
+    for extra in (["--attn-dp-size", "2"], ["--enable-dp-attention", "--dp-size", "2"],
+                  ["--speculative-use-rejection-sampling"],
+                  ["--speculative-use-rejection-sampling", "--speculative-eagle-topk", "1", "--speculative-num-steps",
+                   "3", "--speculative-num-draft-tokens", "4"],
+                  ["--speculative-use-rejection-sampling", "--speculative-accept-threshold-single", "0.5"],
+                  ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens",
+                   "6"], ["--max-running-requests", "64"], ["--speculative-num-steps=3"]):
+        add("extra", words + extra)
+        for algo in ("STANDALONE", "NGRAM", "DFLASH"):
+            add(f"extra-{algo}", [w if w != "EAGLE3" else algo for w in words] + extra)
+    for extra in (["--tp", "2"], ["--tp", "two"], ["--speculative-num-step", "3"], ["--page-size=abc"],
+                  ["--disable-overlap-schedule=1"], ["--attention-backend", "bogus"], ["--speculative-eagle-topk", "-1"],
+                  ["--mem-fraction-static", "1e-1"], ["--cuda-graph-bs-decode", "1", "2", "4"],
+                  ["--cuda-graph-bs-decode"], ["--speculative-draft", "x"], ["--enable-dp-attention"],
+                  ["--disable-cuda-graph"], ["stray-word"], ["--port", "$PORT"], ["$EXTRA_ARGS"],
+                  ["--speculative-num-steps", "${STEPS}"]):
+        add("parser", words + extra)
+    for k, (_, text) in enumerate(out[:40]):  # as pasted: over several lines, with an environment prefix
+        command = text.replace(" --", " \\\n  --")
+        out.append((f"generated:multiline:{k}", f"SGLANG_ENABLE_SPEC_V2=1 CUDA_VISIBLE_DEVICES=0 {command}"))
+    for model in ("deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-8B", "some-org/unknown-model"):
+        add("no-draft", [LLAMA.split()[0], model, "--speculative-algorithm", "EAGLE"])
+    return out
+
+
+def all_commands() -> list[tuple[str, str]]:
+    """The differential test's commands: the site's, the corpus's and the generated ones."""
+    site = site_commands()
+    base = [text.split(" ", 3)[3] if text.startswith("python -m") else text for _, text in site[:12]]
+    base = [t for t in base if "--model-path" in t] + [EAGLE3]
+    return site + corpus_commands() + variations(base)
+
+
+# -- Browser helpers ------------------------------------------------------------------
+
+
+@pytest.fixture
+def checker(page, site):
+    """The check-a-command page, loaded, with its script run."""
+    page.goto(site + PAGE)
+    page.wait_for_function("typeof window.sglangCheck === 'function'")
+    return page
+
+
+def run_page(page, texts: list[str]) -> list[dict]:
+    return page.evaluate("texts => texts.map(t => window.sglangCheck(t))", texts)
+
+
+def page_verdict(result: dict) -> tuple[bool, set[str]] | None:
+    if not result["command"]:
+        return None
+    errors = [d for d in result["diagnostics"] if d["severity"] == "error"]
+    return bool(errors), {canonical(d["flag"]) for d in errors if d["flag"]}
+
+
+def submit(page, text: str) -> str:
+    """Paste ``text`` into the text area, press Check, and return the live region's text."""
+    page.get_by_label("Launch command").fill(text)
+    page.get_by_role("button", name="Check").click()
+    return page.get_by_role("status").inner_text()
+
+
+# -- The five commands of the issue ----------------------------------------------------
+
+
+def test_the_quickstart_command_has_no_error(checker):
+    shown = submit(checker, QUICKSTART)
+    assert "No problems found" in shown
+    assert "Error" not in shown
+
+
+def test_the_old_cuda_graph_flag_names_both_new_flags_and_the_release(checker):
+    shown = submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8")
+    assert "Error" in shown
+    assert "--cuda-graph-max-bs-decode" in shown and "--cuda-graph-max-bs-prefill" in shown
+    split = [e for e in _history()["flags"]["--cuda-graph-max-bs"]["events"] if e["change"] == "split"]
+    assert split, "the flag history does not record the split of --cuda-graph-max-bs"
+    assert f"split into --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill in sglang {split[0]['release']}" \
+        in shown.replace("`", "").lower()
+
+
+def test_one_tree_knob_alone_asks_for_all_three_or_none(checker):
+    shown = submit(checker, f"python -m sglang.launch_server {EAGLE3} --speculative-num-steps 3")
+    assert "together or not at all" in shown
+    assert "--speculative-eagle-topk" in shown and "--speculative-num-draft-tokens" in shown
+
+
+def test_an_unknown_algorithm_lists_the_valid_names(checker):
+    shown = submit(checker, f"python -m sglang.launch_server {EAGLE3.replace('EAGLE3', 'EAGLE2', 1)}")
+    assert "Unknown speculative algorithm name" in shown
+    for name in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"):
+        assert re.search(rf"\b{name}\b", shown.split("Valid names:")[1]), name
+
+
+def test_topk_4_on_64_token_pages_with_trtllm_mha_names_the_backends_that_allow_it(checker):
+    shown = submit(checker, f"python -m sglang.launch_server {EAGLE3} --speculative-num-steps 5 "
+                            "--speculative-eagle-topk 4 --speculative-num-draft-tokens 8 --page-size 64 "
+                            "--attention-backend trtllm_mha")
+    allowed = sorted(spec_rules.source_facts().page_tree_backends)
+    assert "works only with the attention backends " + ", ".join(allowed) in shown
+    assert "trtllm_mha" in shown
+
+
+def test_text_that_is_not_an_sglang_command_says_so(checker):
+    shown = submit(checker, "pip install sglang\nvllm serve meta-llama/Llama-3.1-8B-Instruct")
+    assert "No SGLang server command found" in shown
+
+
+def test_another_sglang_program_is_named_as_not_a_server_command(checker):
+    shown = submit(checker, "python -m sglang.benchmark.serving --backend sglang --num-prompts 10")
+    assert "not an SGLang server command" in shown
+
+
+def test_each_result_links_to_a_section_of_the_guide(checker, site):
+    submit(checker, f"python -m sglang.launch_server {EAGLE3} --speculative-num-steps 3")
+    links = checker.locator("[data-out=results] a")
+    hrefs = [links.nth(k).get_attribute("href") for k in range(links.count())]
+    assert any("tune-draft-tree.html#tune-all-or-none" in h for h in hrefs), hrefs
+    for href in hrefs:
+        visit = browser.visit(checker.context.new_page(), checker.url.rsplit("/", 1)[0] + "/" + href)
+        assert not visit.failed, visit.failed
+
+
+# -- Commands as people paste them -------------------------------------------------
+
+SHAPES = {
+    # text: (an error expected, rules that must appear, rules that must not)
+    "python3 -m sglang.launch_server --model <your-model> --speculative-algorithm EAGLE3 "
+    "--speculative-draft-model-path <your-draft>": (False, set(), {"value", "required"}),
+    "python -m sglang.launch_server \\\n  --model-path m \\\n  --port 30000 \\": (False, set(), {"unrecognized"}),
+    "spec=(\n  --speculative-algorithm EAGLE3\n  --speculative-num-stepz 3\n)\nsglang serve m \"${spec[@]}\"":
+        (True, {"unknown"}, set()),
+    "sglang serve --config server.yaml --port 30000": (False, {"config-file"}, {"required"}),
+    "sglang serve m --api-key \"abc --speculative-num-steps 3": (True, {"unbalanced-quote"}, set()),
+    "# architecture: DeepseekV3ForCausalLM\nsglang serve /models/my-v3 --speculative-algorithm EAGLE":
+        (False, {"draft-path", "auto-tree"}, set()),
+    "# architecture: LlamaForCausalLM\nsglang serve /models/my-llama --speculative-algorithm EAGLE":
+        (True, {"draft-path"}, set()),
+    "env SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server --model-path m": (False, {"env-removed"}, set()),
+    "python -m sglang.launch_server --model-path m --tp 2": (False, {"abbreviation"}, set()),
+    "export SGLANG_ENABLE_SPEC_V2=1\nHere's the command:\npython -m sglang.launch_server --model-path m":
+        (False, {"env-removed"}, {"unbalanced-quote"}),
+}
+
+
+def test_pasted_shapes_are_read_as_the_shell_reads_them(checker):
+    results = run_page(checker, list(SHAPES))
+    for (text, (error, present, absent)), result in zip(SHAPES.items(), results, strict=True):
+        rules = {d["rule"] for d in result["diagnostics"]}
+        has_error = any(d["severity"] == "error" for d in result["diagnostics"])
+        assert result["command"], text
+        assert has_error == error, (text, result["diagnostics"])
+        assert present <= rules and not absent & rules, (text, sorted(rules))
+
+
+def test_a_removed_variable_names_the_release_it_went_in(checker):
+    result = run_page(checker, ["SGLANG_ENABLE_SPEC_V2=1 sglang serve m"])[0]
+    removed = [e for e in _history()["env"]["SGLANG_ENABLE_SPEC_V2"]["events"] if e["change"] == "removed"]
+    warning = next(d for d in result["diagnostics"] if d["rule"] == "env-removed")
+    assert removed and f"since {removed[-1]['release']}" in warning["message"]
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="no command corpus in tests/fixtures/commands yet")
+def test_the_page_gives_the_corpus_verdicts(checker):
+    """Each server command of the corpus gets the verdict recorded there (read from the pinned release)."""
+    entries = []
+    for name in ("real.yaml", "seeded.yaml"):
+        if (CORPUS / name).exists():
+            entries += [e for e in yaml.safe_load((CORPUS / name).read_text(encoding="utf-8")) or []
+                        if isinstance(e, dict) and e.get("command")]
+    results = run_page(checker, [e["command"] for e in entries])
+    wrong = []
+    for entry, result in zip(entries, results, strict=True):
+        got = page_verdict(result)
+        if got is None:
+            continue
+        want_error = entry.get("verdict") == "error"
+        named = {canonical(f) for f in entry.get("flags") or []}
+        if got[0] != want_error or (want_error and not named <= got[1]):
+            wrong.append(f"{entry.get('id')}: corpus {entry.get('verdict')} {sorted(named)}, page {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+# -- Usable by everyone -------------------------------------------------------------
+
+
+def test_checking_while_typing_updates_the_live_region_without_the_button(checker):
+    region = checker.get_by_role("status")
+    assert region.get_attribute("aria-live") == "polite"
+    checker.get_by_label("Launch command").press_sequentially("sglang serve --speculative-num-stepz 3", delay=5)
+    checker.wait_for_function("document.querySelector('[data-out=results]').textContent.includes('stepz')")
+    assert "Did you mean" in region.inner_text()
+
+
+def test_the_checker_works_with_the_keyboard_alone(checker):
+    checker.get_by_label("Launch command").focus()
+    checker.keyboard.insert_text("python -m sglang.launch_server --model-path m --page-size x")
+    checker.keyboard.press("Tab")
+    assert checker.evaluate("document.activeElement.textContent") == "Check"
+    checker.keyboard.press("Enter")
+    assert "invalid int value" in checker.get_by_role("status").inner_text()
+
+
+def test_the_checker_fits_a_390_px_screen(checker):
+    checker.set_viewport_size({"width": 390, "height": 844})
+    submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8 --speculative-num-steps 3")
+    width = checker.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at a 390 px viewport"
+    box = checker.get_by_label("Launch command").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_page_with_results_has_no_axe_violations(checker, theme):
+    from test_pages_in_browser import axe_violations, set_theme
+
+    submit(checker, "SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server "
+                    f"{EAGLE3} --cuda-graph-max-bs 8 --speculative-num-steps 3 --tp 2")
+    set_theme(checker, theme)
+    kinds = {d.split("--")[-1] for d in checker.locator("[data-out=results] li").evaluate_all(
+        "items => items.map(i => i.className)")}
+    assert kinds == {"error", "warning", "info"}, kinds  # every kind of result is on the page
+    violations = axe_violations(checker)
+    assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
+
+
+# -- Same verdicts as the build ----------------------------------------------------------
+
+def test_the_page_and_the_python_check_agree_on_at_least_300_commands(checker):
+    commands = all_commands()
+    assert len(commands) >= 300, len(commands)
+    results = run_page(checker, [text for _, text in commands])
+    disagreements, checked = [], 0
+    for (name, text), result in zip(commands, results, strict=True):
+        expected = python_verdict(text)
+        got = page_verdict(result)
+        if expected is None:
+            continue
+        checked += 1
+        if got == expected:
+            continue
+        page_rules = sorted({d["rule"] for d in result["diagnostics"] if d["severity"] == "error"})
+        disagreements.append(f"{name}: {text}\n    python: {expected}\n    page:   {got} {page_rules}")
+    assert checked >= 300
+    assert not disagreements, f"{len(disagreements)} disagreements:\n" + "\n".join(disagreements)
+
+
+# -- Data, generated and loaded on one page only -----------------------------------------
+
+
+def test_the_page_data_is_the_pinned_parsers_option_table(html_dir):
+    text = (html_dir / "_static" / check_command_page.OUTPUT).read_text(encoding="utf-8")
+    data = json.loads(text.removeprefix("window.SGLANG_CHECK_DATA = ").rstrip().rstrip(";"))
+    assert data["version"] == sglang_args.pinned_parser().version
+    expected = json.loads(json.dumps(check_command_page.option_table(sglang_args.pinned_parser().parser)))
+    assert data["options"] == expected
+    assert data["history"]["releases"] == _history().get("releases", [])
+
+
+@pytest.mark.parametrize("rel", browser.site_pages(BUILDDIR / "html") if (BUILDDIR / "html").exists() else [PAGE])
+def test_only_the_check_page_loads_its_data_and_script(rel, html_dir):
+    html = (html_dir / rel).read_text(encoding="utf-8")
+    loads = [name for name in ("check-command-data.js", "check-command.js", "check-command.css") if name in html]
+    assert loads == ([] if rel != PAGE else ["check-command-data.js", "check-command.js", "check-command.css"])
+
+
+# -- The flag history -------------------------------------------------------------------
+
+CHANGES = {"added", "removed", "renamed", "split", "choices", "default"}
+
+
+def test_the_flag_history_has_the_promised_shape_and_ten_releases():
+    data = _history()
+    assert set(data) == {"releases", "flags", "env"}
+    assert len(data["releases"]) >= 10
+    assert data["releases"][-1] == sglang_args.pinned_parser().version
+    for section in ("flags", "env"):
+        for name, entry in data[section].items():
+            assert set(entry) == {"events"}, name
+            for event in entry["events"]:
+                assert event["release"] in data["releases"] and event["change"] in CHANGES, (name, event)
+                if event["change"] in ("split", "renamed"):
+                    assert event["into"], name
+                if event["change"] in ("choices", "default"):
+                    assert {"from", "to"} <= set(event), name
+
+
+def test_the_flag_history_covers_every_speculative_flag_of_the_pin():
+    names = {n for o in sglang_args.options(sglang_args.pinned_parser()) for n in (o.name, *o.aliases)
+             if "speculative" in n}
+    assert names <= set(_history()["flags"])
+
+
+def _events(name: str, section: str = "flags") -> list[tuple[str, str]]:
+    return [(e["release"], e["change"]) for e in _history()[section][name]["events"]]
+
+
+def _choices_at(flag: str, release: str) -> list[str] | None:
+    """The choices of ``flag`` in ``release``, replayed from its ``choices`` events."""
+    data = _history()
+    order = {r: k for k, r in enumerate(data["releases"])}
+    events = [e for e in data["flags"][flag]["events"] if e["change"] == "choices"]
+    before = [e for e in events if order[e["release"]] <= order[release]]
+    after = [e for e in events if order[e["release"]] > order[release]]
+    return before[-1]["to"] if before else after[0]["from"] if after else None
+
+
+# Facts read by hand from the wheels (unzip, then grep sglang/srt/server_args.py):
+# - 0.4.0 declares --cuda-graph-max-bs and no option whose name contains "speculative";
+# - 0.4.10 declares --speculative-algorithm with choices=["EAGLE", "EAGLE3", "NEXTN"]
+#   and still has --cuda-graph-max-bs;
+# - 0.5.23 (the pin) has no --cuda-graph-max-bs, but --cuda-graph-max-bs-decode and
+#   --cuda-graph-max-bs-prefill, and --speculative-algorithm takes any string (no choices).
+#   Read the same way: 0.5.14 is the first release declaring --cuda-graph-max-bs-decode and
+#   -prefill next to --cuda-graph-max-bs, and 0.5.20 the first without --cuda-graph-max-bs.
+
+
+def test_the_flag_history_agrees_with_the_0_4_0_wheel():
+    data = _history()
+    assert data["releases"][0] == "0.4.0"
+    assert _events("--cuda-graph-max-bs")[0] == ("0.4.0", "added")
+    early = [n for n, h in data["flags"].items() if "speculative" in n and h["events"][0]["release"] == "0.4.0"]
+    assert not early, early
+
+
+def test_the_flag_history_has_the_eagle_topk_defaults_of_0_4_3_and_0_4_4():
+    # Read by hand: `speculative_eagle_topk: int = 8` in 0.4.3.post2's ServerArgs, `int = 4` in
+    # 0.4.3.post3, `Optional[int] = None` in 0.4.4.post4 (sglang/srt/server_args.py).
+    defaults = [(e["release"], e["from"], e["to"]) for e in _history()["flags"]["--speculative-eagle-topk"]["events"]
+                if e["change"] == "default"]
+    assert defaults[:2] == [("0.4.3.post3", "8", "4"), ("0.4.4.post4", "4", None)]
+
+
+def test_the_flag_history_agrees_with_the_0_4_10_wheel():
+    assert "0.4.10" in _history()["releases"]
+    assert sorted(_choices_at("--speculative-algorithm", "0.4.10")) == ["EAGLE", "EAGLE3", "NEXTN"]
+    assert not any(change in ("removed", "split") and _history()["releases"].index(r) <=
+                   _history()["releases"].index("0.4.10") for r, change in _events("--cuda-graph-max-bs"))
+
+
+def test_the_flag_history_agrees_with_the_0_5_23_wheel():
+    events = _history()["flags"]["--cuda-graph-max-bs"]["events"]
+    assert events[-1]["change"] == "split"
+    assert events[-1]["into"] == ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]
+    assert events[-1]["release"] == "0.5.20"
+    assert _events("--cuda-graph-max-bs-decode")[0] == ("0.5.14", "added")
+    assert _choices_at("--speculative-algorithm", "0.5.23") is None

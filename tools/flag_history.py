@@ -1,0 +1,372 @@
+"""When each speculative-decoding flag and environment variable of SGLang appeared, changed or went away.
+
+Usage::
+
+    python tools/flag_history.py [--from 0.4.0] [--to PINNED] [--cache _build/sglang-wheels]
+                                 [--out speccheck/data/flag-history.json]
+
+For every SGLang release on PyPI from ``--from`` to ``--to`` (post releases
+included), the wheel is downloaded once with ``pip download --no-deps
+sglang==X -d CACHE`` and unpacked next to it; a cached wheel is never fetched
+again, and nothing here runs at build time (``make flag-history`` runs it by
+hand). Each release's own server parser is then built in a fresh Python
+process by ``tools/sglang_drift.py --dump`` (``sphinxext/sglang_args.py``: the
+real ``ServerArgs.add_cli_args``, without torch). That works for both layouts
+SGLang has used: options declared in ``add_cli_args`` of
+``sglang/srt/server_args.py`` (before 0.5.2x) and the ``arg_groups/fields``
+namespace classes. A release whose parser cannot be built is left out and
+named on standard error.
+
+What is followed:
+
+- flags: every option string containing ``speculative``, every option of the
+  ``spec`` namespace, and the flags speculative users set with them
+  (:data:`COMPANION_FLAGS`, :data:`COMPANION_PATTERN`: CUDA-graph batch sizes,
+  ``--max-running-requests``, ``--mem-fraction-static``, the attention
+  backends, ``--page-size``, DP attention, overlap scheduling);
+- environment variables: every ``SGLANG_*`` name written in the speculative
+  code of the release (:data:`ENV_FILES`: ``sglang/srt/speculative/``, the
+  speculative arg hook and fields), read as text, with the default declared
+  for it in ``sglang/srt/environ.py`` where that file declares one.
+
+Output (``--out``), the schema other tools read::
+
+    {"releases": ["0.4.0", ...],
+     "flags": {"--cuda-graph-max-bs": {"events": [
+         {"release": "0.4.0", "change": "added"},
+         {"release": "0.5.NN", "change": "split", "into": ["--cuda-graph-max-bs-decode", ...]}]}},
+     "env": {"SGLANG_ENABLE_SPEC_V2": {"events": [...]}}}
+
+``change`` is ``added``, ``removed``, ``renamed`` or ``split`` (both with ``into``:
+the flags that replace it), ``choices`` or ``default`` (with ``from`` and ``to``).
+An event's release is the first release examined in which the change is seen;
+``added`` in the first release means "present in the oldest release examined".
+A removed flag whose ``ServerArgs`` field lives on under one other flag (a new
+one, or the one it had become a deprecated alias of) is ``renamed``; one replaced by two or more new flags that extend its name
+(``--cuda-graph-max-bs`` -> ``--cuda-graph-max-bs-decode``) is ``split``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import sglang_drift  # noqa: E402  (the per-release parser dump)
+
+DEFAULT_CACHE = ROOT / "_build" / "sglang-wheels"
+DEFAULT_OUT = ROOT / "speccheck" / "data" / "flag-history.json"
+OLDEST = "0.4.0"
+
+# Flags speculative users set together with the --speculative-* flags.
+COMPANION_FLAGS = {
+    "--max-running-requests", "--mem-fraction-static", "--attention-backend", "--prefill-attention-backend",
+    "--decode-attention-backend", "--page-size", "--enable-dp-attention", "--dp-size", "--attn-dp-size",
+    "--enable-dp-lm-head", "--disable-overlap-schedule", "--enable-overlap-schedule", "--enable-mixed-chunk",
+}
+# CUDA-graph batch sizes, in every spelling SGLang used.
+COMPANION_PATTERN = re.compile(r"^--cuda-graph-(max-)?bs")
+# Where the speculative code reads environment variables (relative to the package).
+ENV_FILES = ("srt/speculative", "srt/arg_groups/speculative_hook.py", "srt/arg_groups/fields/spec.py")
+ENV_RE = re.compile(r"\bSGLANG_[A-Z0-9_]+\b")
+# Elsewhere in ``sglang/srt`` (server_args.py, environ.py, the scheduler), a variable whose
+# name says it is about speculative decoding (``SGLANG_ENABLE_SPEC_V2``).
+SPEC_ENV_RE = re.compile(r"\bSGLANG_[A-Z0-9_]*(?:SPEC|EAGLE|NGRAM|DRAFT|MTP|DFLASH|DSPARK|ACC_LEN)[A-Z0-9_]*\b")
+
+
+def releases(first: str, last: str) -> list[str]:
+    """SGLang releases on the package index from ``first`` to ``last``, oldest first (``pip index versions``)."""
+    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "sglang"], check=True,
+                         capture_output=True, text=True).stdout
+    listed = re.search(r"Available versions: (.*)", out)
+    if not listed:
+        raise RuntimeError(f"pip index versions sglang gave no version list:\n{out}")
+    found = {Version(v.strip()) for v in listed.group(1).split(",")}
+    return [str(v) for v in sorted(v for v in found if Version(first) <= v <= Version(last) and not v.is_prerelease)]
+
+
+def unpacked(version: str, cache: Path) -> Path:
+    """A directory holding release ``version``'s ``sglang`` package, downloaded and unpacked once.
+
+    :raises subprocess.CalledProcessError: pip could not download the wheel.
+    """
+    target = cache / f"sglang-{version}"
+    if (target / "sglang").is_dir():
+        return target
+    wheels = list(cache.glob(f"sglang-{version}-*.whl"))
+    if not wheels:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", f"sglang=={version}",
+                        "-d", str(cache)], check=True)
+        wheels = list(cache.glob(f"sglang-{version}-*.whl"))
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        wheel.extractall(target, [n for n in wheel.namelist() if n.startswith("sglang/")])
+    return target
+
+
+def followed(option: dict) -> bool:
+    """Whether the history follows this option (see the module docstring)."""
+    names = [option["name"], *option["aliases"]]
+    return (option.get("namespace") == "spec" or any("speculative" in n for n in names)
+            or any(n in COMPANION_FLAGS or COMPANION_PATTERN.match(n) for n in names))
+
+
+def env_names(site: Path) -> tuple[set[str], dict[str, str | None]]:
+    """The release's speculative ``SGLANG_*`` variables, and every ``SGLANG_*`` name its code mentions.
+
+    :returns: ``(speculative, everywhere)``: ``speculative`` holds the names written in
+        the speculative code (:data:`ENV_FILES`) or whose name says they are about
+        speculative decoding (:data:`SPEC_ENV_RE`, anywhere in ``sglang/srt``);
+        ``everywhere`` maps every ``SGLANG_*`` name in any ``.py`` file of the package
+        to its default as declared in ``sglang/srt/environ.py`` (text), or ``None``.
+    """
+    pkg = site / "sglang"
+    speculative: set[str] = set()
+    everywhere: set[str] = set()
+    spec_paths = [pkg / rel for rel in ENV_FILES]
+    for file in sorted(pkg.rglob("*.py")):
+        text = file.read_text(encoding="utf-8", errors="replace")
+        found = set(ENV_RE.findall(text))
+        everywhere |= found
+        if any(file == p or p in file.parents for p in spec_paths):
+            speculative |= found
+        elif pkg / "srt" in file.parents:
+            speculative.update(SPEC_ENV_RE.findall(text))
+    defaults: dict[str, str | None] = {}
+    environ = pkg / "srt" / "environ.py"
+    if environ.is_file():
+        for node in ast.walk(ast.parse(environ.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and node.targets[0].id.startswith("SGLANG_") and isinstance(node.value, ast.Call)):
+                args = node.value.args
+                defaults[node.targets[0].id] = ast.unparse(args[0]) if args else None
+    return speculative, {n: defaults.get(n) for n in sorted(everywhere)}
+
+
+# A value the AST reading could not work out (a computed default or choice list): never compared.
+UNRESOLVED = "<unresolved>"
+
+
+def _literal(node: ast.AST, constants: dict[str, object]) -> object:
+    """The value of a literal, a module-level constant, ``ServerArgs.field`` or ``a + b`` of those."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ServerArgs":
+        return constants.get(f"ServerArgs.{node.attr}", UNRESOLVED)
+    if isinstance(node, ast.Name):
+        return constants.get(node.id, UNRESOLVED)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left, constants), _literal(node.right, constants)
+        return left + right if isinstance(left, list) and isinstance(right, list) else UNRESOLVED
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "list" and len(node.args) == 1:
+        inner = _literal(node.args[0], constants)
+        return list(inner) if isinstance(inner, (list, tuple, dict)) else UNRESOLVED
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return UNRESOLVED
+    return list(value) if isinstance(value, (tuple, set)) else value
+
+
+def ast_options(server_args: Path) -> list[dict]:
+    """Options declared by ``parser.add_argument`` calls in ``ServerArgs.add_cli_args``, read with :mod:`ast`.
+
+    For releases whose ``server_args.py`` cannot be loaded without torch (before
+    0.5.2x). Returns dicts shaped like ``sglang_args.OptionInfo.as_dict``;
+    ``default`` is the dataclass field's default for ``default=ServerArgs.x``,
+    and a value that is computed at run time is :data:`UNRESOLVED`.
+
+    :raises RuntimeError: the file has no ``ServerArgs.add_cli_args``.
+    """
+    tree = ast.parse(server_args.read_text(encoding="utf-8"))
+    constants: dict[str, object] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            constants[stmt.targets[0].id] = _literal(stmt.value, constants)
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ServerArgs"), None)
+    add = next((n for n in ast.walk(cls) if isinstance(n, ast.FunctionDef) and n.name == "add_cli_args"), None) \
+        if cls else None
+    if add is None:
+        raise RuntimeError(f"{server_args} has no ServerArgs.add_cli_args")
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            value = _literal(stmt.value, constants) if stmt.value is not None else UNRESOLVED
+            if isinstance(stmt.value, ast.Call):  # field(default=...) / field(default_factory=...)
+                kw = {k.arg: k.value for k in stmt.value.keywords}
+                value = _literal(kw["default"], constants) if "default" in kw else UNRESOLVED
+            constants[f"ServerArgs.{stmt.target.id}"] = value
+    out = []
+    for node in ast.walk(add):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if not names or not names[0].startswith("-"):
+            continue
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        action = kw.get("action")
+        action = action.value if isinstance(action, ast.Constant) else ast.unparse(action) if action else None
+        longest = sorted(names, key=lambda s: (not s.startswith("--"), 0))
+        dest = kw["dest"].value if isinstance(kw.get("dest"), ast.Constant) else longest[0].lstrip("-").replace("-", "_")
+        if action in ("store_true", "store_false"):
+            kind, default = "flag", str(action == "store_false")
+        else:
+            kind = ast.unparse(kw["type"]) if "type" in kw else "str"
+            default = None
+        if "default" in kw:
+            value = _literal(kw["default"], constants)
+            default = value if value == UNRESOLVED else None if value is None else str(value)
+        choices = _literal(kw["choices"], constants) if "choices" in kw else None
+        if choices is not None and choices != UNRESOLVED:
+            choices = [str(c) for c in choices] if isinstance(choices, list) else UNRESOLVED
+        out.append({"name": longest[0], "aliases": longest[1:], "dest": dest, "type": kind, "default": default,
+                    "choices": choices, "help": "", "namespace": "", "deprecated": False})
+    return out
+
+
+def snapshot(version: str, cache: Path) -> dict | None:
+    """``{"flags": {flag: option dict}, "env": {name: default}, "method": ...}`` of one release.
+
+    The release's own parser when it can be built (``sglang_drift.dump``), else
+    :func:`ast_options`; ``None`` when neither works.
+    """
+    site = unpacked(version, cache)
+    saved = cache / f"options-{version}.json"  # the options read before: reading takes seconds per release
+    if saved.exists():
+        dumped = json.loads(saved.read_text(encoding="utf-8"))
+    else:
+        try:
+            dumped = {**sglang_drift.dump(site), "method": "parser"}
+        except subprocess.CalledProcessError as exc:
+            reason = (exc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            try:
+                dumped = {"options": ast_options(site / "sglang" / "srt" / "server_args.py"), "method": "ast"}
+            except (RuntimeError, SyntaxError, OSError) as ast_exc:
+                print(f"  {version}: parser not built ({reason[0][:120]}), AST reading failed ({ast_exc}); left out",
+                      file=sys.stderr)
+                return None
+        saved.write_text(json.dumps(dumped), encoding="utf-8")
+    method = dumped["method"]
+    flags = {}
+    for option in dumped["options"]:
+        if followed(option):
+            for name in (option["name"], *option["aliases"]):
+                flags[name] = option
+    speculative, everywhere = env_names(site)
+    return {"flags": flags, "env_speculative": speculative, "env": everywhere, "method": method}
+
+
+def _choices(option: dict) -> list[str] | str | None:
+    choices = option.get("choices")
+    return sorted(choices) if isinstance(choices, list) else choices
+
+
+def _differ(old, new) -> bool:
+    """Whether two known values differ (an :data:`UNRESOLVED` side is never a change)."""
+    return UNRESOLVED not in (old, new) and old != new
+
+
+def history(snapshots: dict[str, dict]) -> dict:
+    """The events of every flag and variable across ``snapshots`` (``{release: snapshot}``, oldest first).
+
+    A variable is followed when some release's speculative code names it; it is
+    present in a release whose code names it anywhere, so ``removed`` means that no
+    code of the release mentions it any more.
+    """
+    followed_env = set().union(*(snap["env_speculative"] for snap in snapshots.values()))
+    snapshots = {r: {**snap, "env": {n: d for n, d in snap["env"].items() if n in followed_env}}
+                 for r, snap in snapshots.items()}
+    flags: dict[str, list[dict]] = {}
+    env: dict[str, list[dict]] = {}
+    before: dict | None = None
+    seen_with: dict[str, set[str]] = {}  # flag -> the flags of the release it first appeared in
+    for release, snap in snapshots.items():
+        for name in snap["flags"]:
+            seen_with.setdefault(name, set(snap["flags"]))
+        now = snap["flags"]
+        if before is None:
+            for name in now:
+                flags.setdefault(name, []).append({"release": release, "change": "added"})
+            for name in snap["env"]:
+                env.setdefault(name, []).append({"release": release, "change": "added"})
+            before = snap
+            continue
+        old = before["flags"]
+        gone = [n for n in old if n not in now]
+        new = [n for n in now if n not in old]
+        taken: set[str] = set()
+        for name in gone:
+            # Flags that extend the name and arrived after it, in this release or earlier.
+            extensions = [n for n in now if n.startswith(name + "-") and n not in seen_with[name]]
+            # The option that now sets the flag's field (a new flag, or the one it was a deprecated alias of).
+            same_field = sorted({now[n]["name"] for n in now if now[n]["dest"] == old[name]["dest"]
+                                 and not now[n]["deprecated"] and now[n]["name"] not in taken})
+            if len(extensions) >= 2:
+                flags[name].append({"release": release, "change": "split", "into": sorted(extensions)})
+                taken.update(extensions)
+            elif len(same_field) == 1:
+                flags[name].append({"release": release, "change": "renamed", "into": same_field})
+                taken.add(same_field[0])
+            else:
+                flags[name].append({"release": release, "change": "removed"})
+        for name in new:
+            flags.setdefault(name, []).append({"release": release, "change": "added"})
+        for name in now:
+            if name not in old:
+                continue
+            if _differ(_choices(old[name]), _choices(now[name])):
+                flags[name].append({"release": release, "change": "choices", "from": _choices(old[name]),
+                                    "to": _choices(now[name])})
+            if _differ(old[name]["default"], now[name]["default"]):
+                flags[name].append({"release": release, "change": "default", "from": old[name]["default"],
+                                    "to": now[name]["default"]})
+        old_env, now_env = before["env"], snap["env"]
+        for name in now_env:
+            if name not in old_env:
+                env.setdefault(name, []).append({"release": release, "change": "added"})
+            elif old_env[name] is not None and now_env[name] is not None and old_env[name] != now_env[name]:
+                env[name].append({"release": release, "change": "default", "from": old_env[name],
+                                  "to": now_env[name]})
+        for name in old_env:
+            if name not in now_env:
+                env[name].append({"release": release, "change": "removed"})
+        before = snap
+    return {
+        "releases": list(snapshots),
+        "flags": {n: {"events": e} for n, e in sorted(flags.items())},
+        "env": {n: {"events": e} for n, e in sorted(env.items())},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    pinned = re.search(r"^sglang==(\S+)", (ROOT / "requirements-pinned.txt").read_text(), re.M).group(1)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--from", dest="first", default=OLDEST, help=f"oldest release (default {OLDEST})")
+    parser.add_argument("--to", dest="last", default=pinned, help=f"newest release (default: the pin, {pinned})")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where wheels are downloaded and unpacked")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the JSON file to write")
+    args = parser.parse_args(argv)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    snapshots = {}
+    for version in releases(args.first, args.last):
+        snap = snapshot(version, args.cache)
+        if snap is not None:
+            snapshots[version] = snap
+            print(f"  {version}: {len(snap['flags'])} flags, {len(snap['env_speculative'])} speculative variables "
+                  f"({snap['method']})",
+                  file=sys.stderr)
+    data = history(snapshots)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}: {len(data['releases'])} releases, {len(data['flags'])} flags, "
+          f"{len(data['env'])} variables")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
