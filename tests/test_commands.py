@@ -170,7 +170,8 @@ def test_the_command_line_tool_reports_file_and_line():
     proc = subprocess.run([sys.executable, "tools/check_commands.py", str(page)], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 1
-    assert re.search(r"bad-cuda-graph-max-bs\.md:6: error: .*ambiguous option.*\[ambiguous-flag\]$", proc.stdout,
+    assert re.search(r"bad-cuda-graph-max-bs\.md:6: error: .*split into --cuda-graph-max-bs-decode.*\[renamed-flag\]$",
+                     proc.stdout,
                      re.M), proc.stdout
 
 
@@ -501,7 +502,7 @@ def test_every_problem_of_a_command_is_reported_in_line_order():
             "  --speculative-num-stepz 3 \\\n  --attention-backend nope")
     found = speccheck.check_command(text)
     assert [(d.line, d.rule, d.flag) for d in found] == [
-        (2, "ambiguous-flag", "--cuda-graph-max-bs"), (3, "unknown-flag", "--speculative-num-stepz"),
+        (2, "renamed-flag", "--cuda-graph-max-bs"), (3, "unknown-flag", "--speculative-num-stepz"),
         (4, "invalid-value", "--attention-backend")]
 
 
