@@ -351,16 +351,7 @@ def test_detector_mentions_omitted_draft_path(sentence, expected):
 # check: expected failures until their owners link the canonical sections.
 # Delete an entry once its page passes; strict=False, so a fixed page shows as
 # XPASS rather than failing.
-PENDING = {
-    "choosing_links_decision_table": {"explanation/speedup.md"},
-    "cap_only_in_section": {
-        "how-to/troubleshooting.md", "reference/error-messages.md",
-    },
-    "draft_path_rule_only_in_section": {"how-to/troubleshooting.md"},
-    "omitted_draft_path_links": {
-        "how-to/troubleshooting.md", "reference/error-messages.md", "reference/known-issues.md",
-    },
-}
+PENDING: dict[str, set[str]] = {}  # check -> pages still to convert (none left)
 
 
 def site_pages(check: str) -> list:
