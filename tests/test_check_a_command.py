@@ -522,7 +522,7 @@ def _choices_at(flag: str, release: str) -> list[str] | None:
 # - 0.4.0 declares --cuda-graph-max-bs and no option whose name contains "speculative";
 # - 0.4.10 declares --speculative-algorithm with choices=["EAGLE", "EAGLE3", "NEXTN"]
 #   and still has --cuda-graph-max-bs;
-# - 0.5.23 (the pin) has no --cuda-graph-max-bs, but --cuda-graph-max-bs-decode and
+# - 0.5.23 (the pin when this was read; release-fact) has no --cuda-graph-max-bs, but --cuda-graph-max-bs-decode and
 #   --cuda-graph-max-bs-prefill, and --speculative-algorithm takes any string (no choices).
 #   Read the same way: 0.5.14 is the first release declaring --cuda-graph-max-bs-decode and
 #   -prefill next to --cuda-graph-max-bs, and 0.5.20 the first without --cuda-graph-max-bs.
@@ -557,4 +557,4 @@ def test_the_flag_history_agrees_with_the_0_5_23_wheel():
     assert events[-1]["into"] == ["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs-prefill"]
     assert events[-1]["release"] == "0.5.20"
     assert _events("--cuda-graph-max-bs-decode")[0] == ("0.5.14", "added")
-    assert _choices_at("--speculative-algorithm", "0.5.23") is None
+    assert _choices_at("--speculative-algorithm", "0.5.23") is None  # release-fact: read in that wheel

@@ -56,7 +56,7 @@ def test_citations_on_the_site_link_to_the_pinned_tags(html_dir):
     links = []
     for page in html_dir.rglob("*.html"):
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        links += [(page, a["href"]) for a in soup.select(".source-note a[href]") if "github.com" in a["href"]]
+        links += [(page, a["href"]) for a in soup.select("span.source-note a[href]") if "github.com" in a["href"]]
     assert links, "no page cites the pinned source with {source}"
     wrong = [(str(p.relative_to(html_dir)), href) for p, href in links if not href.startswith(allowed)]
     assert not wrong, wrong

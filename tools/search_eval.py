@@ -18,6 +18,7 @@ first three distinct pages of the results. Used by ``tests/test_search.py`` and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import sys
@@ -117,11 +118,13 @@ def _relative(url: str, base: str) -> str:
     return rel if rel and not rel.endswith("/") else rel + "index.html"
 
 
-def run(html_dir: Path, queries: list[Query], engine: str = "pagefind") -> list[Outcome]:
+def run(html_dir: Path, queries: list[Query], engine: str = "pagefind", browser=None) -> list[Outcome]:
     """Run every query in Chromium against a built site.
 
     :param html_dir: the HTML output (``_build/html``) with ``pagefind/`` in it.
     :param engine: ``"pagefind"`` (the site's search page) or ``"sphinx"`` (Sphinx's search).
+    :param browser: a Playwright ``Browser`` to use (the tests pass their session's Chromium, since
+        Playwright's sync API cannot be started twice in one thread); ``None`` starts one.
     :raises KeyError: a query's answer label is not in the build.
     """
     from playwright.sync_api import sync_playwright
@@ -134,9 +137,13 @@ def run(html_dir: Path, queries: list[Query], engine: str = "pagefind") -> list[
             site = Path(scratch) / "html"
             shutil.copytree(html_dir, site)
             (site / "sphinx-search.html").write_text(SPHINX_HARNESS)
-        with site_server.serve(site, prefix="/") as base, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=site_server.CHROMIUM, args=site_server.CHROMIUM_ARGS)
+        with site_server.serve(site, prefix="/") as base, contextlib.ExitStack() as stack:
+            if browser is None:
+                playwright = stack.enter_context(sync_playwright())
+                browser = playwright.chromium.launch(executable_path=site_server.CHROMIUM, args=site_server.CHROMIUM_ARGS)
+                stack.callback(browser.close)
             tab = browser.new_page()
+            stack.callback(tab.close)
             for outcome in outcomes:
                 if engine == "pagefind":
                     tab.goto(f"{base}search.html?q={quote(outcome.query.text)}")
@@ -153,7 +160,6 @@ def run(html_dir: Path, queries: list[Query], engine: str = "pagefind") -> list[
                     page = link.split("#")[0]
                     if page not in outcome.pages:
                         outcome.pages.append(page)
-            browser.close()
     return outcomes
 
 
