@@ -112,10 +112,12 @@ def label_pages(html_dir: Path) -> dict[str, str]:
 
 
 def _relative(url: str, base: str) -> str:
-    path = urlsplit(urljoin(base, url)).path
-    prefix = urlsplit(base).path
-    rel = path[len(prefix):] if path.startswith(prefix) else path.lstrip("/")
-    return rel if rel and not rel.endswith("/") else rel + "index.html"
+    """``url`` relative to the site root, its ``#anchor`` kept (``how-to/mtp.html#launch``)."""
+    parts = urlsplit(urljoin(base, url))
+    prefix = urlsplit(base).path.rsplit("/", 1)[0] + "/"
+    rel = parts.path[len(prefix):] if parts.path.startswith(prefix) else parts.path.lstrip("/")
+    rel = rel if rel and not rel.endswith("/") else rel + "index.html"
+    return rel + (f"#{parts.fragment}" if parts.fragment else "")
 
 
 def run(html_dir: Path, queries: list[Query], engine: str = "pagefind", browser=None) -> list[Outcome]:
