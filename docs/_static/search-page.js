@@ -165,8 +165,8 @@ async function main() {
   const container = document.getElementById("search-results");
   const query = (new URLSearchParams(window.location.search).get("q") || "").trim();
   if (!container || !query) return;
-  const field = document.querySelector("form.bd-search input[name=q]");
-  if (field) field.value = query;
+  // Show the query in the page's search field(s), so it can be refined.
+  for (const field of document.querySelectorAll("input[name=q]")) field.value = query;
   container.setAttribute("aria-live", "polite");
   container.textContent = "Searching…";
   try {
