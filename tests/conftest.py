@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sphinxext"))
 FIXTURES = ROOT / "tests" / "fixtures"
 BUILDDIR = ROOT / os.environ.get("BUILDDIR", "_build")
+# Sphinx colours its output when CI=true (sphinx/_cli/util/colour.py); tests read that output as
+# text, so every Sphinx they start writes it plain, on a terminal and in CI alike.
+os.environ["NO_COLOR"] = "1"
 
 # What a copy of the project needs besides its pages.
 PROJECT_FILES = ["conf.py", "requirements-pinned.txt", "sphinxext", "tools"]

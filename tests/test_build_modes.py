@@ -109,3 +109,28 @@ def test_a_clean_build_runs_the_notebook_again(tmp_path):
     shutil.rmtree(tmp_path / "_build")  # make clean
     assert sphinx_build(tmp_path).returncode == 0
     assert run_marker(page) != executed, "a clean build reused outputs from before"
+
+
+def test_a_rebuild_after_a_failed_build_reports_the_same_problems_again(tmp_path):
+    # Sphinx saves its environment even when -W fails the build, so without sphinxext/reread_warned.py
+    # the next build finds nothing out of date and says "build succeeded" over broken pages.
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\nfails\nlinks\n```\n")
+    notebook = docs / "fails.myst"
+    notebook.write_text(NOTEBOOK.format(prose="Text.").replace("import os", "import os\nraise ValueError('no')"))
+    (docs / "links.md").write_text("# Links\n\nSee {ref}`a-label-nobody-defined`.\n")
+
+    first = sphinx_build(tmp_path)
+    assert first.returncode != 0
+    assert "fails.myst" in first.output and "links.md:3" in first.output, first.output[-3000:]
+
+    again = sphinx_build(tmp_path)
+    assert again.returncode != 0, "a rebuild with no change passed over the pages that failed"
+    assert "ValueError" in again.output and "links.md:3" in again.output, again.output[-3000:]
+
+    notebook.write_text(NOTEBOOK.format(prose="Text."))
+    (docs / "links.md").write_text("# Links\n\nNothing to see.\n")
+    fixed = sphinx_build(tmp_path)
+    assert fixed.returncode == 0, fixed.output[-3000:]
+    assert "run " in (tmp_path / "_build" / "html" / "fails.html").read_text()
+    assert sphinx_build(tmp_path).returncode == 0
