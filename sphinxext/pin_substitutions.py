@@ -13,9 +13,15 @@ is left as it is: that is how the contributing pages show what to type.
 
 ``speccheck.check_file`` (``make check-commands``, the pre-commit hook) checks the same
 substituted text through :func:`speccheck.pinned.substitute`.
+
+The copies of the sources that the HTML builder puts in ``_sources/`` (the "show source"
+files, and what sphinx-llms-txt joins into ``llms-full.txt``) are copied from disk, so
+they get the same replacement when the build finishes, before sphinx-llms-txt reads them.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from speccheck.pinned import substitute
 
@@ -24,7 +30,21 @@ def _source_read(app, docname: str, source: list[str]) -> None:
     source[0] = substitute(source[0])
 
 
+def _substitute_copied_sources(app, exception) -> None:
+    """Replace the references in every file of ``_sources/`` in the HTML output (rewritten only if changed)."""
+    sources = Path(app.outdir) / "_sources"
+    if exception is not None or not sources.is_dir():
+        return
+    for file in (f for f in sources.rglob("*") if f.is_file()):
+        text = file.read_text(encoding="utf-8")
+        replaced = substitute(text)
+        if replaced != text:
+            file.write_text(replaced, encoding="utf-8")
+
+
 def setup(app) -> dict:
     # Before every other source-read handler (the command check's runs at 500).
     app.connect("source-read", _source_read, priority=100)
+    # Before sphinx-llms-txt's build-finished handler (default priority 500) joins the copies.
+    app.connect("build-finished", _substitute_copied_sources, priority=400)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -122,3 +122,12 @@ def test_no_built_page_shows_an_unreplaced_substitution(html_dir):
     bad = [p.relative_to(html_dir).as_posix() for p in html_dir.rglob("*.html")
            if not {"_static", "contributing"} & set(p.relative_to(html_dir).parts) and leftover.search(p.read_text(encoding="utf-8"))]
     assert not bad, f"pages that show {{{{ ... }}}} instead of the version: {bad}"
+
+
+def test_the_page_sources_in_the_site_and_llms_full_carry_the_versions(html_dir):
+    """``_sources/`` (show source) and ``llms-full.txt`` are read by people and tools as the page text."""
+    leftover = re.compile(r"(?<!`)\{\{\s*(sglang|specforge)_version\s*\}\}(?!`)")
+    files = [*(f for f in (html_dir / "_sources").rglob("*") if f.is_file()), html_dir / "llms-full.txt"]
+    bad = [f.relative_to(html_dir).as_posix() for f in files if leftover.search(f.read_text(encoding="utf-8"))]
+    assert not bad, f"files that show {{{{ ... }}}} instead of the version: {bad}"
+    assert PINNED["sglang"] in (html_dir / "llms-full.txt").read_text(encoding="utf-8")
