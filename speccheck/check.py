@@ -213,7 +213,12 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
     upper = algo.upper()
     stated = _stated_architecture(block, cmd)
     arch = stated or (spec_rules.architecture_of(ns.model_path) if "model_path" in given else None)
-    if upper in spec_rules.DRAFT_FROM_TARGET and "speculative_draft_model_path" not in given and "model_path" in given:
+    # A misspelt or ambiguous --speculative-draft... flag was an attempt to give the draft: its own error says
+    # what to write, and "needs --speculative-draft-model-path" on top would be a knock-on of the same word.
+    draft_misspelt = any(p.flag and p.severity == ERROR and p.flag.startswith("--speculative-draft")
+                         for p in parsed.problems)
+    if (upper in spec_rules.DRAFT_FROM_TARGET and "speculative_draft_model_path" not in given
+            and "model_path" in given and not draft_misspelt):
         if arch is None:
             out.append(make(
                 cmd.line, WARNING, "unknown-architecture",

@@ -215,8 +215,10 @@ class FlagHistory(SphinxDirective):
                     what += _event_text(event, releases[0])
             cell = _flag(name, linkable) if part != "env" else nodes.literal(text=name)
             # SGLang's names as written: no "--" -> en dash.
+            # An anchor per flag, linked from the "Check a command" page (check-command.js: historyAnchor).
             rows += nodes.list_item("", nodes.paragraph("", "", cell, nodes.Text(": "), *what,
-                                                        support_smartquotes=False))
+                                                        support_smartquotes=False),
+                                    ids=[nodes.make_id(f"flag-history-{name}")])
         if not len(rows):
             return [nodes.paragraph(text="None.")]
         return [rows]

@@ -612,3 +612,13 @@ def test_sglangs_start_up_hook_runs_to_the_end_on_every_corpus_command(entry, ns
         return
     arch = spec_rules.architecture_of(ns.model_path or "") or "UnknownForCausalLM"
     assert startup.run(ns, arch).undecided is None
+
+
+def test_a_misspelt_draft_flag_is_not_reported_again_as_a_missing_draft_path():
+    # The ambiguous --speculative-draft was the reader's draft path: its own error says what to write.
+    entry = next(e for e in SEEDED if e["id"] == "seeded-064-ambiguous-draft-prefix-no-knock-on")
+    found = speccheck.check_command(entry["command"])
+    assert [d.rule for d in found if d.severity == "error"] == ["ambiguous-flag"], [str(d) for d in found]
+    # Without the misspelt flag, the same command does need a draft path.
+    without = entry["command"].replace("--speculative-draft lmsys/sglang-EAGLE-LLaMA3-Instruct-8B ", "")
+    assert any(d.rule == "draft-path" for d in speccheck.check_command(without))

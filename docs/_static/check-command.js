@@ -198,6 +198,12 @@
   function codeList(items) { return items.map(function (x) { return "`" + x + "`"; }).join(", "); }
 
   // What the flag history says about a flag the pinned parser does not have; "" if nothing.
+  // The flag's own line on the release-changes page (ids from sphinxext/sglang_drift.py, docutils make_id).
+  function historyAnchor(flag) {
+    var page = (D.links.renamed || "").split("#")[0];
+    return page + "#" + ("flag-history-" + flag).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  }
+
   function historyNote(flag) {
     var e = historyOf(flag);
     if (!e) return "";
@@ -223,7 +229,8 @@
     var ns = {}, given = {}, diags = [], unresolved = false, seen = {};
     D.options.forEach(function (o) { ns[o.dest] = o.default; });
     function err(flag, rule, message, link) {
-      diags.push({ severity: "error", flag: flag, rule: rule, message: message, link: D.links[link || "value"] || null });
+      var url = link === "renamed" && flag ? historyAnchor(flag) : D.links[link || "value"] || null;
+      diags.push({ severity: "error", flag: flag, rule: rule, message: message, link: url });
     }
     function warn(flag, rule, message, link) {
       diags.push({ severity: "warning", flag: flag, rule: rule, message: message, link: D.links[link || "value"] || null });
@@ -413,7 +420,7 @@
       add("error", "--attn-dp-size", "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
           "support DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
     }
-    if (!given.speculative_draft_model_path && given.model_path) {
+    if (!given.speculative_draft_model_path && !given.draft_misspelt && given.model_path) {
       if (arch === undefined) {
         add("warning", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " without " +
             "`--speculative-draft-model-path`: this page cannot tell whether `" + ns.model_path + "` carries its own " +
@@ -635,7 +642,7 @@
       var h = D.history.env[pair[0]];
       var last = h && h.events.length ? h.events[h.events.length - 1] : null;
       if (last && last.change === "removed") {
-        out.push({ severity: "warning", flag: pair[0], rule: "env-removed", link: D.links.renamed || null,
+        out.push({ severity: "warning", flag: pair[0], rule: "env-removed", link: historyAnchor(pair[0]),
                    message: "SGLang " + D.version + " does not read `" + pair[0] + "`: it is gone from SGLang's " +
                             "code since " + last.release + ", so setting it changes nothing." });
       }
@@ -659,6 +666,10 @@
     }
     var p = parse(sglangArgv(cmd.entry, cmd.args));
     diags = diags.concat(p.diags);
+    // A misspelt or ambiguous --speculative-draft... flag was an attempt to give the draft (speccheck/check.py).
+    p.given.draft_misspelt = p.diags.some(function (d) {
+      return d.severity === "error" && d.flag && d.flag.indexOf("--speculative-draft") === 0;
+    });
     if (!p.unresolved) diags = diags.concat(rules(p.ns, p.given, cmd.arch));
     else diags.push({ severity: "warning", flag: null, rule: "unresolved", link: null, message: "Part of the command is a " +
                       "shell variable that may hold more flags, so the start-up rules were not applied." });
