@@ -14,7 +14,9 @@ What this extension does:
   into ``pagefind/`` in the output. In the copy each section's ``id`` sits on its
   heading (``<section id="x"><h2>`` becomes ``<section><h2 id="x">``), so the index
   records where each section starts and what its heading says; the anchors are
-  the same, so results link to the published sections. The published pages are
+  the same, so results link to the published sections. Entries of the error-message
+  reference get their message as a heading (:func:`error_entries_as_headings`). The
+  published pages are
   not changed, and nothing is loaded by a page until the reader opens
   ``search.html``.
 
@@ -55,6 +57,29 @@ def ids_on_headings(body: str) -> str:
     return _SECTION_HEADING.sub(lambda m: f'<section>{m["spans"]}<h{m["level"]} id="{m["id"]}">', body)
 
 
+# An entry of the error-message reference (sphinxext/error_messages_ref.py): a container with the
+# entry's id, whose first child holds the message in a <pre>.
+_ERROR_ENTRY = re.compile(
+    r'<div class="error-message docutils container" id="(?P<id>[^"]+)">\s*'
+    r'<div class="error-message-text[^"]*"><div class="highlight"><pre>(?:<span></span>)?(?P<text>.*?)</pre></div>\s*</div>',
+    re.S,
+)
+
+
+def error_entries_as_headings(body: str) -> str:
+    """Make each error-message entry's text a heading that carries the entry's id.
+
+    Pagefind records the text of an anchor only for headings, so a result for an entry
+    would otherwise be titled with the page's title. In the scratch copy the message
+    becomes ``<h4 id="err-...">message</h4>``: the result names the message, and its
+    words count as the section's heading when results are ranked.
+
+    :param body: a page's HTML as Sphinx's HTML writer makes it.
+    :returns: the HTML with every entry rewritten; other HTML is unchanged.
+    """
+    return _ERROR_ENTRY.sub(lambda m: f'<div class="error-message"><h4 id="{m["id"]}">{m["text"].strip()}</h4>', body)
+
+
 def run_pagefind(outdir: str | Path) -> str:
     """Index the built site with Pagefind into ``<outdir>/pagefind``.
 
@@ -70,7 +95,8 @@ def run_pagefind(outdir: str | Path) -> str:
                 continue
             copy = Path(scratch) / rel
             copy.parent.mkdir(parents=True, exist_ok=True)
-            copy.write_text(ids_on_headings(page.read_text(encoding="utf-8")), encoding="utf-8")
+            copy.write_text(error_entries_as_headings(ids_on_headings(page.read_text(encoding="utf-8"))),
+                            encoding="utf-8")
         return _pagefind(scratch, outdir / "pagefind")
 
 

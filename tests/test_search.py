@@ -141,3 +141,29 @@ def test_published_pages_keep_their_section_ids(html_dir):
     html = (html_dir / "how-to" / "troubleshooting.html").read_text(encoding="utf-8")
     assert re.search(r'<section id="(accept-length-one|trouble-accept-one)">', html), "a section keeps its id"
     assert '<h2 id="' not in html  # heading ids exist only in the scratch copy Pagefind indexes
+
+
+def error_entries(html_dir) -> list[tuple[str, str]]:
+    """``(anchor, message)`` of every entry on the error-message reference, the message as the page shows it.
+
+    Generated entries (``div.error-message``) give their message block; the hand-written
+    entries (``err-*`` sections) the first line of their ``text`` block.
+    ``{placeholder}`` parts are filled with a word, as in a real log line.
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((html_dir / "reference" / "error-messages.html").read_text(encoding="utf-8"), "html.parser")
+    found = [(div["id"], div.select_one(".error-message-text pre").get_text()) for div in soup.select("div.error-message[id]")]
+    found += [(sec["id"], sec.select_one("pre").get_text()) for sec in soup.select("section[id^=err-]")]
+    return [(anchor, re.sub(r"\{[^{}]*\}", "x", text.strip().splitlines()[0])) for anchor, text in found]
+
+
+def test_pasting_each_error_message_finds_its_entry_first_and_names_it(html_dir, chromium):
+    entries = error_entries(html_dir)
+    assert len(entries) >= 80, len(entries)
+    outcomes = search_eval.run(html_dir, [search_eval.Query(text, "keywords", "error-messages") for _, text in entries],
+                               "pagefind", browser=chromium)
+    misses = [f"{text!r}: expected #{anchor}, got {outcome.links[:2]}"
+              for (anchor, text), outcome in zip(entries, outcomes, strict=True)
+              if not outcome.links or not outcome.links[0].endswith("#" + anchor)]
+    assert not misses, f"{len(misses)} of {len(entries)} messages do not find their entry first:\n" + "\n".join(misses)

@@ -6,7 +6,8 @@
 // each word is searched on its own too and the sections are ranked here with BM25:
 //   score(section) = sum over the query's words w it holds of
 //                    idf(w) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average length))
-//                    + a bonus when the page holds the whole query,
+//                    + a bonus when the page holds the whole query
+//                    + COVERAGE_BOOST * the share of the query's words in the section's own heading,
 // where idf(w) = log(1 + (pages - df + 0.5) / (df + 0.5)), df is the number of pages holding w,
 // tf counts w's occurrences in the section as Pagefind weights them (heading words weigh more)
 // and a section's length is the number of words from its heading to the next one.
@@ -35,6 +36,10 @@ const B = 0.75;
 // A query word in the section's heading or the page title adds this share of its idf:
 // a section titled with the reader's words is about them.
 const HEADING_BOOST = 0.5;
+// The share of the query's words found in the section's own heading, times this, is added:
+// a pasted error line is the heading of its entry on the error-message reference, and
+// should outrank a longer section that merely holds more of the same common words.
+const COVERAGE_BOOST = 3;
 
 // Anchors that start a section a result can link to: headings, definition-list terms
 // (glossary entries, server options) and the entries of the error-message reference.
@@ -121,9 +126,12 @@ export async function rankSections(pagefind, query) {
     const norm = K1 * (1 - B + (B * lengthOf(entry)) / average);
     const heading = queryWords(`${entry.section.title} ${entry.data.meta.title}`);
     const inHeading = (word) => heading.some((h) => h.startsWith(word) || word.startsWith(h));
+    const own = entry.section.id ? queryWords(entry.section.title) : [];
+    const covered = words.filter((word) => own.some((h) => h.startsWith(word) || word.startsWith(h))).length;
     entry.score = entry.terms.reduce((sum, [idf, tf, word]) => sum + (idf * tf * (K1 + 1)) / (tf + norm)
       + (inHeading(word) ? HEADING_BOOST * idf : 0), 0)
-      + (wholePages.has(entry.pageId) ? 1 : 0);
+      + (wholePages.has(entry.pageId) ? 1 : 0)
+      + COVERAGE_BOOST * (covered / words.length);
   }
   entries.sort((a, b) => b.score - a.score);
   return entries.slice(0, MAX_RESULTS).map((e) => ({
