@@ -100,7 +100,12 @@ nbsphinx_timeout = 120
 nbsphinx_requirejs_path = ""  # no widgets: do not load require.js from a CDN
 # The kernel runs on this machine only; keep ipykernel's "TCP without encryption"
 # warning out of the build log, where it reads like a build warning.
-nbsphinx_execute_arguments = ["--IPKernelApp.log_level=ERROR"]
+nbsphinx_execute_arguments = ["--IPKernelApp.log_level=ERROR",
+                              # Plots as SVG: text compresses, PNG does not (a plot page stays light);
+                              # no date and fixed ids in the SVG, so two builds write the same file.
+                              "--InlineBackend.figure_formats={'svg'}",
+                              "--InlineBackend.rc={'svg.hashsalt': 'sglang-spec-guide'}",
+                              "--InlineBackend.print_figure_kwargs={'bbox_inches': 'tight', 'metadata': {'Date': None}}"]
 
 # -- Cross-links to SpecForge's documentation (offline inventory in the repo) ---
 # tools/make_specforge_inventory.py writes the inventory from SpecForge's page list.

@@ -32,8 +32,12 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import hashlib
 import importlib.util
+import os
+import pickle
 import re
+from dataclasses import astuple
 from pathlib import Path
 
 from pyflakes import checker as pyflakes_checker
@@ -461,7 +465,18 @@ def source_blocks(text: str, suffix: str) -> list[Block]:
 INLINE_SPEC_FLAG = re.compile(r"`(--speculative-[a-z0-9-]+)")
 
 
-def check_inline_flags(text: str) -> list[Diagnostic]:
+def _known_flags(cache: ResultCache | None) -> tuple[str, set[str]]:
+    """``(SGLang version, every option string of its parser)``, from ``cache`` when it holds them."""
+    if cache is not None and cache.flags is not None:
+        return cache.flags
+    loaded = sglang_args.pinned_parser()
+    found = (loaded.version, set(loaded.parser._option_string_actions))
+    if cache is not None:
+        cache.flags = found
+    return found
+
+
+def check_inline_flags(text: str, cache: ResultCache | None = None) -> list[Diagnostic]:
     """Inline literals naming a ``--speculative-*`` flag the pinned SGLang parser does not have.
 
     Only that prefix is checked: it belongs to SGLang alone, while shorter names
@@ -469,8 +484,7 @@ def check_inline_flags(text: str) -> list[Diagnostic]:
     """
     if not INLINE_SPEC_FLAG.search(text):  # no flag to look up: the parser need not be built
         return []
-    loaded = sglang_args.pinned_parser()
-    known = set(loaded.parser._option_string_actions)
+    version, known = _known_flags(cache)
     out = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         for flag in INLINE_SPEC_FLAG.findall(line):
@@ -479,14 +493,104 @@ def check_inline_flags(text: str) -> list[Diagnostic]:
             change = history.changes().get(flag)
             why = f" ({change.sentence()})" if change else ""
             out.append(make(lineno, ERROR, "inline-flag",
-                            f"inline flag {flag} is not an option of SGLang {loaded.version}{why}", flag))
+                            f"inline flag {flag} is not an option of SGLang {version}{why}", flag))
     return out
 
 
-def located(text: str, suffix: str) -> list[tuple[int | None, Diagnostic]]:
-    """``[(notebook cell number or None, diagnostic)]`` of a file's text, sorted by cell and line."""
-    found = [(b.cell, d) for b in source_blocks(text, suffix) for d in check_block(b)]
-    found += [(None, d) for d in check_inline_flags(text)] if suffix in (".md", ".myst") else []
+@functools.cache
+def checker_key() -> str:
+    """A digest of everything a block's diagnostics depend on besides the block itself.
+
+    The pinned versions (and so the installed SGLang and SpecForge the parsers come from) and
+    every file of this package, its data included (the rules, the flag history, the model table).
+    """
+    digest = hashlib.sha256(repr(sorted(PINNED.items())).encode())
+    package = Path(__file__).resolve().parent
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            digest.update(file.relative_to(package).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    """Diagnostics of code blocks already checked, so that a page edited elsewhere needs no parser.
+
+    An entry is keyed by the block (language, classes, options, cell, text) and
+    :func:`checker_key`; its lines are stored relative to the block's first line, so a block
+    that moved down the page gets its diagnostics at its new lines. The parser's option strings
+    are kept too, for :func:`check_inline_flags`. The Sphinx build keeps one cache in its
+    doctree folder (``sphinxext/command_check.py``); :meth:`save` writes it.
+
+    :param path: the pickle file to read and write; a missing or unreadable file is an empty cache.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.entries: dict[str, list[tuple]] = {}
+        self.flags: tuple[str, set[str]] | None = None
+        try:
+            stored = pickle.loads(self.path.read_bytes())
+            if stored.get("checker") == checker_key():
+                self.entries, self.flags = stored["entries"], stored["flags"]
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, KeyError, TypeError, ValueError):
+            pass
+        self.changed = False
+
+    @staticmethod
+    def key(block: Block) -> str:
+        what = [checker_key(), block.lang, sorted(block.classes), sorted(block.options.items()), block.cell,
+                block.text]
+        return hashlib.sha256(repr(what).encode()).hexdigest()
+
+    def get(self, block: Block) -> list[Diagnostic] | None:
+        """The block's diagnostics at its current lines, or ``None`` when it was not checked before."""
+        stored = self.entries.get(self.key(block))
+        if stored is None:
+            return None
+        first = block.lines[0][0] if block.lines else 0
+        return [Diagnostic(*fields).at(line_offset=first) for fields in stored]
+
+    def put(self, block: Block, found: list[Diagnostic]) -> None:
+        first = block.lines[0][0] if block.lines else 0
+        self.entries[self.key(block)] = [astuple(d.at(line_offset=-first)) for d in found]
+        self.changed = True
+
+    def misses(self, text: str, suffix: str) -> bool:
+        """Whether checking ``text`` would need the parsers: a block not in the cache, or inline flags
+        while the parser's option strings are not."""
+        if needs_parsers(text) and any(self.get(b) is None for b in source_blocks(text, suffix)):
+            return True
+        return suffix in (".md", ".myst") and self.flags is None and bool(INLINE_SPEC_FLAG.search(text))
+
+    def save(self) -> None:
+        """Write the cache if anything was added (atomically: a reader never sees half a file)."""
+        if not self.changed and self.path.exists():
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = self.path.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_bytes(pickle.dumps({"checker": checker_key(), "entries": self.entries, "flags": self.flags}))
+        scratch.replace(self.path)
+        self.changed = False
+
+
+def _checked(block: Block, cache: ResultCache | None) -> list[Diagnostic]:
+    if cache is None:
+        return check_block(block)
+    found = cache.get(block)
+    if found is None:
+        found = check_block(block)
+        cache.put(block, found)
+    return found
+
+
+def located(text: str, suffix: str, cache: ResultCache | None = None) -> list[tuple[int | None, Diagnostic]]:
+    """``[(notebook cell number or None, diagnostic)]`` of a file's text, sorted by cell and line.
+
+    :param cache: diagnostics of blocks checked before (:class:`ResultCache`), or ``None``.
+    """
+    found = [(b.cell, d) for b in source_blocks(text, suffix) for d in _checked(b, cache)]
+    found += [(None, d) for d in check_inline_flags(text, cache)] if suffix in (".md", ".myst") else []
     return sorted(found, key=lambda cd: (cd[0] or 0, cd[1].line))
 
 

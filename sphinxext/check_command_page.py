@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 from pathlib import Path
 
 from speccheck import sglang_args, spec_rules
+from speccheck.pinned import PINNED
 
 ROOT = Path(__file__).resolve().parent.parent
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
@@ -226,19 +228,45 @@ def _links(app) -> dict[str, str]:
     return out
 
 
+def inputs_key(links: dict[str, str]) -> str:
+    """A digest of everything :func:`page_data` reads, so an unchanged build can keep the file it wrote.
+
+    Covers the pinned versions (which fix the installed SGLang the parser and the facts come
+    from), every file of the ``speccheck`` package and its data (the rules, the flag history,
+    the model table), this module, and the resolved links.
+    """
+    digest = hashlib.sha256(json.dumps([PINNED, links], sort_keys=True).encode())
+    for file in sorted((ROOT / "speccheck").rglob("*")) + [Path(__file__)]:
+        if file.is_file() and "__pycache__" not in file.parts:
+            digest.update(file.relative_to(ROOT).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
 def _write(app, exception) -> None:
+    """Write the page's data after the build; skipped when its inputs and the written file are unchanged.
+
+    Building the data loads SGLang's parser (most of a no-change rebuild's time otherwise).
+    """
     if exception is not None or app.builder.format != "html" or PAGE not in app.env.all_docs:
         return
     from sphinx.errors import ExtensionError
 
+    out = Path(app.outdir) / "_static" / OUTPUT
+    stamp = Path(app.doctreedir) / (OUTPUT + ".key")
     try:
-        data = page_data(_links(app))
+        links = _links(app)
+        key = inputs_key(links)
+        if out.exists() and stamp.exists() and stamp.read_text() == key:
+            return
+        data = page_data(links)
     except Exception as exc:
         raise ExtensionError(f"check_command_page: cannot write the page's data: {exc}", modname=__name__) from exc
-    out = Path(app.outdir) / "_static" / OUTPUT
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, separators=(",", ":"), sort_keys=True)
     out.write_text(f"window.SGLANG_CHECK_DATA = {text};\n", encoding="utf-8")
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(key)
 
 
 def setup(app):

@@ -11,6 +11,11 @@ A block that shows a command *meant* to fail carries the class ``expect-fail``
 (in a notebook: the cell tag); its commands must then fail. A ``code-block`` may
 state the target's architecture with the option ``:architecture:``, which this
 extension registers.
+
+The diagnostics of each block are kept in ``command-check-cache.pickle`` in the doctree
+folder, keyed by the block and the checker (:class:`speccheck.check.ResultCache`): a page
+edited around unchanged commands is checked without building the parsers. A clean build
+starts without the cache and checks everything.
 """
 
 from __future__ import annotations
@@ -20,12 +25,25 @@ from pathlib import Path
 
 from speccheck import check
 
+CACHE_FILE = "command-check-cache.pickle"  # in the doctree folder: a clean build starts without it
+_state: dict = {"cache": None}
+
+
+def _open_cache(app) -> None:
+    _state["cache"] = check.ResultCache(Path(app.doctreedir) / CACHE_FILE)
+
+
+def _save_cache(app, exception) -> None:
+    if _state["cache"] is not None:
+        _state["cache"].save()
+
 
 def _build_parsers(app, env, docnames) -> None:
     """Build the pinned parsers before reading pages: a failure stops the build with the reason.
 
-    A rebuild whose pages to read have nothing to check against them (no change at all, or
-    prose edited in a notebook without commands) skips this (about 1 s of CPU); should a
+    A rebuild whose pages to read hold no block and no inline flag that was not checked before
+    (no change at all, or prose edited around unchanged commands) skips this (about 1 s of
+    CPU): their diagnostics come from the cache (:class:`speccheck.check.ResultCache`). Should a
     page still need a parser, it is built on first use.
     """
     def text_of(docname: str) -> str:
@@ -33,7 +51,10 @@ def _build_parsers(app, env, docnames) -> None:
             return Path(env.doc2path(docname)).read_text(encoding="utf-8")
         except OSError:
             return "python -m sglang"  # unreadable here: build the parsers, Sphinx reports the file
-    if not any(check.needs_parsers(text_of(d)) for d in docnames):
+    from speccheck.pinned import substitute  # the text the check will see (pin_substitutions)
+
+    cache = _state["cache"]
+    if not any(cache.misses(substitute(text_of(d)), Path(env.doc2path(d)).suffix) for d in docnames):
         return
     from sphinx.errors import ExtensionError
     from sphinx.util import logging as sphinx_logging
@@ -54,7 +75,7 @@ def _check_page(app, docname: str, source: list[str]) -> None:
 
     logger = sphinx_logging.getLogger(__name__)
     suffix = Path(app.env.doc2path(docname)).suffix
-    for cell, d in check.located(source[0], suffix):
+    for cell, d in check.located(source[0], suffix, _state["cache"]):
         text = f"{d.severity}: {d.message} [{d.rule}]"
         if cell is None:
             logger.warning(text, location=(docname, d.line), type="command", subtype=d.rule)
@@ -69,6 +90,8 @@ def setup(app):
     from sphinx.directives.code import CodeBlock
 
     CodeBlock.option_spec = {**CodeBlock.option_spec, "architecture": directives.unchanged}
+    app.connect("builder-inited", _open_cache)
     app.connect("env-before-read-docs", _build_parsers)
     app.connect("source-read", _check_page)
+    app.connect("build-finished", _save_cache)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -134,3 +134,20 @@ def test_a_rebuild_after_a_failed_build_reports_the_same_problems_again(tmp_path
     assert fixed.returncode == 0, fixed.output[-3000:]
     assert "run " in (tmp_path / "_build" / "html" / "fails.html").read_text()
     assert sphinx_build(tmp_path).returncode == 0
+
+
+def test_a_prose_edit_around_checked_commands_builds_no_parser_and_keeps_their_errors(tmp_path):
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\ncommands\n```\n")
+    page = docs / "commands.md"
+    command = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+               "--speculative-num-stepz 3")
+    page.write_text(f"# Commands\n\nFirst wording.\n\n```bash\n{command}\n```\n")
+    first = sphinx_build(tmp_path)
+    assert "parsers of SGLang" in first.output and "commands.md:6" in first.output, first.output[-3000:]
+
+    page.write_text(f"# Commands\n\nSecond wording,\nnow two lines.\n\n```bash\n{command}\n```\n")
+    second = sphinx_build(tmp_path)
+    assert "parsers of SGLang" not in second.output, "the parsers were built for a prose edit"
+    assert second.returncode != 0 and "commands.md:7" in second.output and "--speculative-num-stepz" in second.output, \
+        second.output[-3000:]

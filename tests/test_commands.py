@@ -622,3 +622,57 @@ def test_a_misspelt_draft_flag_is_not_reported_again_as_a_missing_draft_path():
     # Without the misspelt flag, the same command does need a draft path.
     without = entry["command"].replace("--speculative-draft lmsys/sglang-EAGLE-LLaMA3-Instruct-8B ", "")
     assert any(d.rule == "draft-path" for d in speccheck.check_command(without))
+
+
+# -- Caches that make rebuilds cheap ----------------------------------------------------
+
+BAD_PAGE = """# A page
+
+Some prose.
+
+```bash
+python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-num-stepz 3
+```
+"""
+
+
+def test_cached_diagnostics_equal_fresh_ones_and_follow_a_block_that_moved(tmp_path):
+    from speccheck.check import ResultCache, located
+
+    cache = ResultCache(tmp_path / "cache.pickle")
+    fresh = located(BAD_PAGE, ".md")
+    assert [d for _, d in located(BAD_PAGE, ".md", cache)] == [d for _, d in fresh]
+    cache.save()
+    again = ResultCache(tmp_path / "cache.pickle")
+    moved = BAD_PAGE.replace("Some prose.", "Some prose.\n\nTwo more\nlines.")
+    assert not again.misses(moved, ".md"), "a block that only moved was checked again"
+    from_cache = [d for _, d in located(moved, ".md", again)]
+    assert from_cache == [d for _, d in located(moved, ".md")]
+    assert from_cache[0].line == fresh[0][1].line + 3
+
+
+def test_an_edited_block_or_another_checker_is_a_cache_miss(tmp_path, monkeypatch):
+    from speccheck import check as check_module
+    from speccheck.check import ResultCache, located
+
+    cache = ResultCache(tmp_path / "cache.pickle")
+    located(BAD_PAGE, ".md", cache)
+    cache.save()
+    assert ResultCache(tmp_path / "cache.pickle").misses(BAD_PAGE.replace("stepz 3", "stepz 4"), ".md")
+    monkeypatch.setattr(check_module, "checker_key", lambda: "another checker")
+    assert ResultCache(tmp_path / "cache.pickle").misses(BAD_PAGE, ".md")
+
+
+def test_compiled_statements_are_reused_until_the_source_changes(tmp_path, monkeypatch):
+    from speccheck import sglang_args
+
+    monkeypatch.setattr(sglang_args, "STATEMENT_CACHE", tmp_path / "cache")
+    source = tmp_path / "module.py"
+    source.write_text("import torch\nX = 1\n")
+    first = sglang_args.compiled_statements(str(source))
+    assert [(line, names) for _, line, names in first] == [(1, ["torch"]), (2, ["X"])]
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    assert sglang_args.compiled_statements(str(source))[1][0].co_consts == first[1][0].co_consts
+    source.write_text("import torch\nX = 2\nY = 3\n")
+    changed = sglang_args.compiled_statements(str(source))
+    assert [names for _, _, names in changed] == [["torch"], ["X"], ["Y"]]

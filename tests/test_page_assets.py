@@ -64,3 +64,31 @@ def test_every_local_image_has_width_and_height(rel, html_dir):
         if "://" not in src and not src.startswith("data:") and not sized and "width:" not in tag:
             unsized.append(src)
     assert not unsized, f"{rel} has images without width and height: {unsized}"
+
+
+RESOURCE = re.compile(r'<(?:script|img)\b[^>]*\bsrc="([^"]+)"|<link\b[^>]*\brel="(?:stylesheet|icon|preload)"[^>]*\bhref="([^"]+)"'
+                      r'|<link\b[^>]*\bhref="([^"]+)"[^>]*\brel="(?:stylesheet|icon|preload)"')
+MAX_REQUESTS = 12  # the budget for every page, `make bench` measures it in Chromium
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_no_page_asks_for_more_than_twelve_files(rel, html_dir):
+    html = (html_dir / rel).read_text()
+    urls = {next(u for u in m if u).split("?")[0] for m in RESOURCE.findall(html)}
+    local = {u for u in urls if "://" not in u and not u.startswith("data:")}
+    assert len(local) + 1 <= MAX_REQUESTS, f"{rel}: the page and {sorted(local)}"
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_no_page_loads_sphinx_search_highlighting(rel, html_dir):
+    # Pagefind's results link to sections without ?highlight=, which is all sphinx_highlight.js reads.
+    assert "sphinx_highlight.js" not in (html_dir / rel).read_text()
+
+
+def test_page_specific_stylesheets_are_in_the_page(html_dir):
+    notebook = (html_dir / "explanation" / "lossless-sampling.html").read_text()
+    assert '<style data-from="_static/nbsphinx-code-cells.css">' in notebook
+    assert 'href="../_static/nbsphinx-code-cells.css' not in notebook
+    checker = (html_dir / "reference" / "check-a-command.html").read_text()
+    assert '<style data-from="_static/check-command.css">' in checker
+    assert '<link rel="stylesheet" href="../_static/check-command.css">' not in checker
