@@ -9,7 +9,17 @@ The public interface::
 Both return a list of :class:`Diagnostic` (``str(d)`` is ``path:line: severity: message``).
 """
 
-from speccheck.check import check_command, check_file, check_source
-from speccheck.diagnostics import Diagnostic
-
 __all__ = ["Diagnostic", "check_command", "check_file", "check_source"]
+
+
+def __getattr__(name: str):
+    """The public names, imported on first use: ``speccheck.pinned`` alone (``conf.py``) stays cheap."""
+    if name == "Diagnostic":
+        from speccheck.diagnostics import Diagnostic
+
+        return Diagnostic
+    if name in __all__:
+        from speccheck import check
+
+        return getattr(check, name)
+    raise AttributeError(f"module 'speccheck' has no attribute {name!r}")

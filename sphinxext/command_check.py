@@ -23,14 +23,21 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from speccheck import check
-
 CACHE_FILE = "command-check-cache.pickle"  # in the doctree folder: a clean build starts without it
 _state: dict = {"cache": None}
 
 
-def _open_cache(app) -> None:
-    _state["cache"] = check.ResultCache(Path(app.doctreedir) / CACHE_FILE)
+def _cache(app):
+    """The result cache, opened on first use: a rebuild that reads no page imports no checker."""
+    if _state["cache"] is None:
+        from speccheck.check import ResultCache
+
+        _state["cache"] = ResultCache(Path(app.doctreedir) / CACHE_FILE)
+    return _state["cache"]
+
+
+def _forget_cache(app) -> None:
+    _state["cache"] = None  # a new build (sphinx.testing runs several in one process) opens its own
 
 
 def _save_cache(app, exception) -> None:
@@ -51,9 +58,12 @@ def _build_parsers(app, env, docnames) -> None:
             return Path(env.doc2path(docname)).read_text(encoding="utf-8")
         except OSError:
             return "python -m sglang"  # unreadable here: build the parsers, Sphinx reports the file
+    if not docnames:
+        return
+    from speccheck import check
     from speccheck.pinned import substitute  # the text the check will see (pin_substitutions)
 
-    cache = _state["cache"]
+    cache = _cache(app)
     if not any(cache.misses(substitute(text_of(d)), Path(env.doc2path(d)).suffix) for d in docnames):
         return
     from sphinx.errors import ExtensionError
@@ -75,7 +85,9 @@ def _check_page(app, docname: str, source: list[str]) -> None:
 
     logger = sphinx_logging.getLogger(__name__)
     suffix = Path(app.env.doc2path(docname)).suffix
-    for cell, d in check.located(source[0], suffix, _state["cache"]):
+    from speccheck import check
+
+    for cell, d in check.located(source[0], suffix, _cache(app)):
         text = f"{d.severity}: {d.message} [{d.rule}]"
         if cell is None:
             logger.warning(text, location=(docname, d.line), type="command", subtype=d.rule)
@@ -90,7 +102,7 @@ def setup(app):
     from sphinx.directives.code import CodeBlock
 
     CodeBlock.option_spec = {**CodeBlock.option_spec, "architecture": directives.unchanged}
-    app.connect("builder-inited", _open_cache)
+    app.connect("builder-inited", _forget_cache)
     app.connect("env-before-read-docs", _build_parsers)
     app.connect("source-read", _check_page)
     app.connect("build-finished", _save_cache)

@@ -17,9 +17,11 @@ Four costs of every Sphinx run that a rebuild with no change paid for no result:
   When no page was read or removed (a changed ``.bib`` file makes Sphinx re-read the
   pages that cite it), the citations restored with the saved environment are kept.
 
-* **The search index written again.** ``pagefind_search`` runs Pagefind over the output
-  after every build (about 0.6 s of CPU). When nothing changed, the pages it would index
-  are the ones it indexed last time, and the ``pagefind/`` folder is kept.
+* **The search indexes written again.** ``pagefind_search`` runs Pagefind over the output
+  after every build (about 0.6 s of CPU), and Sphinx writes ``searchindex.js`` (about
+  0.1 s). When nothing changed, the pages they would index are the ones indexed last
+  time, and both are kept. So are ``llms.txt`` and ``llms-full.txt``, which
+  sphinx-llms-txt otherwise joins from every page's source again (about 0.1 s).
 
 A clean build reads every page, so none of this applies to it.
 """
@@ -62,6 +64,7 @@ def _note_read(app, env, docnames):
 def _builder_inited(app) -> None:
     _state.update(read=True, removed=True, written=False)
     _skip_unchanged_search_index()  # here: every extension is loaded by now
+    _skip_unchanged_llms_txt(app)
     builder = app.builder
     environment = getattr(getattr(builder, "templates", None), "environment", None)
     if environment is None:  # a builder without Jinja templates (linkcheck, ...)
@@ -85,6 +88,32 @@ def _builder_inited(app) -> None:
     builder.write_documents = write_documents_noting
     if hasattr(builder, "get_outfilename"):  # the HTML builders
         builder.handle_page = handle_page_unless_unchanged
+    if hasattr(builder, "dump_search_index"):  # Sphinx's own index: the same pages give the same file
+        dump_search_index = builder.dump_search_index
+
+        def dump_search_index_unless_unchanged():
+            if nothing_changed() and Path(builder.outdir, builder.searchindex_filename).exists():
+                return None
+            return dump_search_index()
+
+        builder.dump_search_index = dump_search_index_unless_unchanged
+
+
+def _skip_unchanged_llms_txt(app) -> None:
+    """Make sphinx-llms-txt keep ``llms.txt`` and ``llms-full.txt`` when nothing changed."""
+    manager_class = getattr(sys.modules.get("sphinx_llms_txt.manager"), "LLMSFullManager", None)
+    if manager_class is None or getattr(manager_class.combine_sources, "_quick", False):
+        return  # not loaded, or another release of sphinx-llms-txt: it writes its files as usual
+    combine_sources = manager_class.combine_sources
+    names = (app.config.llms_txt_filename, app.config.llms_txt_full_filename)
+
+    def combine_unless_unchanged(self, outdir, srcdir):
+        if nothing_changed() and all((Path(outdir) / name).exists() for name in names):
+            return None
+        return combine_sources(self, outdir, srcdir)
+
+    combine_unless_unchanged._quick = True
+    manager_class.combine_sources = combine_unless_unchanged
 
 
 def _skip_unchanged_search_index() -> None:
