@@ -8,9 +8,10 @@ Four costs of every Sphinx run that a rebuild with no change paid for no result:
   checksum of its source, so an edited template (the theme's or one in
   ``docs/_templates``) is compiled again.
 * **genindex.html, search.html and 404.html rendered again.** Sphinx writes these pages on
-  every run, although they depend only on the pages, the templates and the configuration.
-  When no page was read or removed and no page needed writing (Sphinx writes every page
-  again after a template or an HTML option changes), the copies already in the output
+  every run, although they depend only on the page titles, the toctree, the index entries,
+  the templates and the configuration. When no page was removed, only the pages read
+  were written (Sphinx writes every page again after a template or an HTML option
+  changes) and no title, toctree or index entry changed, the copies already in the output
   folder are what rendering would give, and they are kept.
 * **Citations formatted again.** sphinxcontrib-bibtex formats every citation of the site
   with pybtex after each read (its ``env-updated`` handler), also when nothing was read.
@@ -36,13 +37,30 @@ from sphinxcontrib.bibtex.domain import BibtexDomain
 
 # Pages Sphinx and sphinx-notfound-page write on every run, whatever changed.
 REWRITTEN_EVERY_RUN = {"genindex", "search", "404"}
-_state = {"read": True, "removed": True, "written": True}
+_state = {"read": True, "removed": True, "written": True, "read_docs": set(), "written_docs": set(),
+          "navigation": None}
 _original_env_updated = BibtexDomain.env_updated
 
 
 def nothing_changed() -> bool:
     """No page was read or removed in this run and none was written."""
     return not (_state["read"] or _state["removed"] or _state["written"])
+
+
+def navigation(env) -> str:
+    """What ``genindex``, ``search`` and ``404`` show besides their templates: every page's title,
+    the toctree and the index entries (glossary terms among them)."""
+    titles = sorted((docname, title.astext()) for docname, title in env.titles.items())
+    toctree = sorted((docname, list(children)) for docname, children in env.toctree_includes.items())
+    index = sorted((docname, repr(entries)) for docname, entries in env.get_domain("index").entries.items())
+    return repr((titles, toctree, index))
+
+
+def only_content_changed(env) -> bool:
+    """Pages were edited, but no page was removed, only the pages read were written, and no title,
+    toctree entry or index entry changed: the pages in :data:`REWRITTEN_EVERY_RUN` stay as they are."""
+    return (not _state["removed"] and _state["written_docs"] <= _state["read_docs"]
+            and _state["navigation"] == navigation(env))
 
 
 def _env_updated_unless_nothing_read(self):
@@ -59,10 +77,12 @@ def _note_outdated(app, env, added, changed, removed):
 
 def _note_read(app, env, docnames):
     _state["read"] = bool(docnames)
+    _state["read_docs"] = set(docnames)
 
 
 def _builder_inited(app) -> None:
-    _state.update(read=True, removed=True, written=False)
+    _state.update(read=True, removed=True, written=False, read_docs=set(), written_docs=set(),
+                  navigation=navigation(app.env) if app.env.all_docs else None)
     _skip_unchanged_search_index()  # here: every extension is loaded by now
     _skip_unchanged_llms_txt(app)
     builder = app.builder
@@ -77,10 +97,11 @@ def _builder_inited(app) -> None:
 
     def write_documents_noting(docnames):
         _state["written"] = _state["written"] or bool(docnames)
+        _state["written_docs"] |= set(docnames)
         return write_documents(docnames)
 
     def handle_page_unless_unchanged(pagename, *args, **kwargs):
-        if (pagename in REWRITTEN_EVERY_RUN and nothing_changed()
+        if (pagename in REWRITTEN_EVERY_RUN and (nothing_changed() or only_content_changed(app.env))
                 and Path(builder.get_outfilename(pagename)).exists()):
             return None
         return handle_page(pagename, *args, **kwargs)
