@@ -80,6 +80,17 @@ def error_entries_as_headings(body: str) -> str:
     return _ERROR_ENTRY.sub(lambda m: f'<div class="error-message"><h4 id="{m["id"]}">{m["text"].strip()}</h4>', body)
 
 
+_REDIRECT = re.compile(r'<meta http-equiv="refresh"', re.I)
+
+
+def is_redirect_page(html: str) -> bool:
+    """Whether a built file is a redirect left at a moved page's old address (``docs/_templates/redirect.html``).
+
+    It is no content: it is not indexed for search, and the tests do not count it as a page.
+    """
+    return bool(_REDIRECT.search(html[:2000]))
+
+
 def run_pagefind(outdir: str | Path) -> str:
     """Index the built site with Pagefind into ``<outdir>/pagefind``.
 
@@ -93,10 +104,12 @@ def run_pagefind(outdir: str | Path) -> str:
             rel = page.relative_to(outdir)
             if rel.parts[0].startswith("_") or rel.parts[0] == "pagefind":
                 continue
+            html = page.read_text(encoding="utf-8")
+            if is_redirect_page(html):
+                continue
             copy = Path(scratch) / rel
             copy.parent.mkdir(parents=True, exist_ok=True)
-            copy.write_text(error_entries_as_headings(ids_on_headings(page.read_text(encoding="utf-8"))),
-                            encoding="utf-8")
+            copy.write_text(error_entries_as_headings(ids_on_headings(html)), encoding="utf-8")
         return _pagefind(scratch, outdir / "pagefind")
 
 

@@ -44,14 +44,26 @@ def site_prefix(conf: Path = ROOT / "conf.py") -> str:
 def site_pages(html_dir: Path) -> list[str]:
     """Every HTML page of a build, as paths relative to ``html_dir`` (``how-to/eagle3.html``), sorted.
 
-    Discovered from the files, so a new page is tested without being listed anywhere.
+    Discovered from the files, so a new page is tested without being listed anywhere. The
+    redirects left at the old address of a moved page are not pages (:func:`redirect_pages`).
     """
+    from pagefind_search import is_redirect_page
+
     pages = []
     for path in html_dir.rglob("*.html"):
         rel = path.relative_to(html_dir)
-        if not ASSET_DIRS.intersection(rel.parts):
+        if not ASSET_DIRS.intersection(rel.parts) and not is_redirect_page(path.read_text(encoding="utf-8")):
             pages.append(rel.as_posix())
     return sorted(pages)
+
+
+def redirect_pages(html_dir: Path) -> list[str]:
+    """The redirects a build left at the old addresses of moved pages (``conf.py``: ``page_redirects``)."""
+    from pagefind_search import is_redirect_page
+
+    return sorted(p.relative_to(html_dir).as_posix() for p in html_dir.rglob("*.html")
+                  if not ASSET_DIRS.intersection(p.relative_to(html_dir).parts)
+                  and is_redirect_page(p.read_text(encoding="utf-8")))
 
 
 class _SiteHandler(http.server.SimpleHTTPRequestHandler):

@@ -124,3 +124,9 @@ def test_renaming_a_page_needs_only_the_redirect_entry_and_no_clean(tmp_path):
     old = (second.outdir / "old-name.html").read_text()
     assert 'http-equiv="refresh" content="0; url=new-name.html"' in old, old[:500]
     assert (second.outdir / "new-name.html").exists()
+
+
+def test_the_build_holds_a_redirect_for_each_entry_and_no_other(html_dir):
+    import browser
+
+    assert set(browser.redirect_pages(html_dir)) == {f"{old}.html" for old in REDIRECTS}
