@@ -56,6 +56,7 @@ extensions = [
     "page_scripts",  # scripts deferred, and copy-button/tab scripts only on pages that use them
     "sized_images",  # images carry width/height, so pages do not jump while they load
     "notebook_errors",
+    "xref_lines",  # a broken cross-reference is reported at its own line, not its paragraph's first
     "reread_warned",  # a page that warned is read again by the next build, so a failed build stays failed
     "notebook_cache",  # a notebook whose code cells did not change is not executed again
     "aria_roles",  # citation/footnote entries get role="listitem" (axe-core aria-required-children)

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import functools
 import hashlib
 import importlib.util
 import os
 import pickle
 import re
+from collections.abc import Iterable
 from dataclasses import astuple
 from pathlib import Path
 
@@ -134,8 +136,11 @@ HOOK_RULES: list[tuple[str, str, str | None]] = [
 ]
 
 
-def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str) -> Diagnostic:
-    """A parser problem as a diagnostic; renamed, split and removed flags name the replacement and release."""
+def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str, known: Iterable[str] = ()) -> Diagnostic:
+    """A parser problem as a diagnostic; renamed, split and removed flags name the replacement and release.
+
+    :param known: the option strings of the parser, for the nearest ones to an unknown flag.
+    """
     flag, message, rule = problem.flag, problem.message, problem.rule
     change = history.changes().get(flag) if flag and rule in ("unknown-flag", "ambiguous-flag") else None
     if change is not None:
@@ -150,7 +155,10 @@ def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str) -> Dia
                    f"start of {' and '.join(candidates)}, so the parser cannot tell which one you mean; write one of "
                    f"them ({program}: {message})")
     elif problem.severity == ERROR:
-        message = f"{program} rejects it: {message} (read: `{_short(cmd.read)}`)"
+        near = (difflib.get_close_matches(flag, [k for k in known if k.startswith("--")], n=3, cutoff=0.75)
+                if rule == "unknown-flag" and flag else [])
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        message = f"{program} rejects it: {message}{hint} (read: `{_short(cmd.read)}`)"
     if rule == "abbreviated-flag" and flag and change is None:
         message = problem.message
     return make(cmd.line_of_flag(flag), problem.severity, rule, message, flag)
@@ -196,7 +204,8 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
     words = sglang_argv(entry, cmd.args)
     has_config = any(w == "--config" or w.startswith("--config=") for w in words)
     parsed = parse(loaded.parser, words, required_given=has_config)
-    out = [_argparse_diagnostic(cmd, p, "SGLang's parser") for p in parsed.problems]
+    out = [_argparse_diagnostic(cmd, p, "SGLang's parser", loaded.parser._option_string_actions)
+           for p in parsed.problems]
     if parsed.failed or parsed.namespace is None:
         return out
     if parsed.unresolved or has_config:

@@ -676,3 +676,10 @@ def test_compiled_statements_are_reused_until_the_source_changes(tmp_path, monke
     source.write_text("import torch\nX = 2\nY = 3\n")
     changed = sglang_args.compiled_statements(str(source))
     assert [names for _, _, names in changed] == [["torch"], ["X"], ["Y"]]
+
+
+def test_an_unknown_flag_names_the_nearest_flags_of_the_parser():
+    found = speccheck.check_command(
+        "python -m sglang.launch_server --model-path m --speculative-num-stepz 3")
+    assert len(found) == 1 and found[0].rule == "unknown-flag"
+    assert "did you mean --speculative-num-steps" in found[0].message, found[0].message

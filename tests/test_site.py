@@ -71,3 +71,11 @@ def test_notebook_was_executed_with_text_and_image_output(html_dir):
 def test_broken_cross_reference_fails_naming_file_and_line(bad_build):
     assert bad_build.returncode != 0
     assert re.search(r"broken-xref\.md:3: WARNING: undefined label: 'no-such-label-anywhere'", bad_build.output)
+
+
+def test_a_broken_cross_reference_is_reported_at_its_own_line_not_its_paragraphs(bad_build):
+    # MyST gives a role its paragraph's first line (sphinxext/xref_lines.py corrects it).
+    out = bad_build.output
+    assert re.search(r"broken-xref-multiline\.md:5: WARNING: undefined label: 'no-such-label-in-a-paragraph'", out)
+    assert re.search(r"broken-xref-multiline\.md:6: WARNING: unknown document: 'no-such-document'", out)
+    assert re.search(r"broken-xref-multiline\.md:9: WARNING: undefined label: 'no-such-label-in-a-list'", out)

@@ -101,3 +101,12 @@ def test_a_directive_for_a_flag_the_release_lacks_stops_with_an_error(tmp_path):
     finally:
         app.cleanup()
         sys.modules.update(shadow)
+
+
+def test_own_line_takes_each_occurrence_once():
+    import xref_lines
+
+    lines = ["Intro {ref}`a` and", "again {ref}`a`.", "{doc}`b`"]
+    taken: set = set()
+    assert [xref_lines.own_line(lines, 1, "ref", "a", taken) for _ in range(3)] == [1, 2, None]
+    assert xref_lines.own_line(lines, 1, "doc", "b", taken) == 3
