@@ -32,6 +32,8 @@ help: ## List the targets.
 # so it holds exactly what the locks name (tests/test_lock.py checks it).
 $(BIN)/.installed: requirements.lock requirements-pinned.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The pins resolve on Python 3.11; $(PYTHON) is " + sys.version.split()[0] + ". Run: make PYTHON=python3.11 ...")'
+	@# venv --clear empties what a symbolic link points to: refuse rather than wipe another environment.
+	@if [ -L $(VENV) ]; then echo "$(VENV) is a symbolic link; make would empty its target. Remove the link (rm $(VENV)) and run make again." >&2; exit 1; fi
 	$(PYTHON) -m venv --clear $(VENV)
 	$(BIN)/python $(PIP_INSTALL) -r requirements.lock
 	$(BIN)/python $(PIP_INSTALL) -r requirements-pinned.lock

@@ -265,3 +265,17 @@ def test_contributing_page_lists_every_make_target_that_make_help_shows():
     page = (ROOT / "docs" / "contributing" / "index.md").read_text()
     missing = sorted(t for t in shown if f"`make {t}`" not in page)
     assert not missing, f"add these targets to the table in docs/contributing/index.md: {missing}"
+
+
+def test_make_venv_refuses_a_symlinked_venv_instead_of_emptying_its_target(tmp_path):
+    import shutil
+
+    for name in ("Makefile", "requirements.lock", "requirements-pinned.lock", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep").write_text("x")
+    (tmp_path / ".venv").symlink_to(target)
+    proc = subprocess.run(["make", "venv"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "symbolic link" in proc.stderr, proc.stdout + proc.stderr
+    assert (target / "keep").exists(), "make venv emptied the link's target"
