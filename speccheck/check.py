@@ -48,7 +48,7 @@ from pyflakes import messages as pyflakes_messages
 from speccheck import history, sglang_args, spec_rules, specforge_args, startup
 from speccheck.diagnostics import ERROR, WARNING, Diagnostic, make
 from speccheck.parse import ArgProblem, Parsed, other_stand_in, parse, sglang_argv
-from speccheck.pinned import PINNED
+from speccheck.pinned import PINNED, checker_digest
 from speccheck.shell import (
     EXPECT_FAIL,
     PYTHON_LANGS,
@@ -506,28 +506,12 @@ def check_inline_flags(text: str, cache: ResultCache | None = None) -> list[Diag
     return out
 
 
-@functools.cache
-def checker_key() -> str:
-    """A digest of everything a block's diagnostics depend on besides the block itself.
-
-    The pinned versions (and so the installed SGLang and SpecForge the parsers come from) and
-    every file of this package, its data included (the rules, the flag history, the model table).
-    """
-    digest = hashlib.sha256(repr(sorted(PINNED.items())).encode())
-    package = Path(__file__).resolve().parent
-    for file in sorted(package.rglob("*")):
-        if file.is_file() and "__pycache__" not in file.parts:
-            digest.update(file.relative_to(package).as_posix().encode())
-            digest.update(file.read_bytes())
-    return digest.hexdigest()
-
-
 class ResultCache:
     """Diagnostics of code blocks already checked, so that a page edited elsewhere needs no parser.
 
     An entry is keyed by the block (language, classes, options, cell, text) and
-    :func:`checker_key`; its lines are stored relative to the block's first line, so a block
-    that moved down the page gets its diagnostics at its new lines. The parser's option strings
+    :func:`speccheck.pinned.checker_digest`; its lines are stored relative to the block's first
+    line, so a block that moved down the page gets its diagnostics at its new lines. The parser's option strings
     are kept too, for :func:`check_inline_flags`. The Sphinx build keeps one cache in its
     doctree folder (``sphinxext/command_check.py``); :meth:`save` writes it.
 
@@ -540,7 +524,7 @@ class ResultCache:
         self.flags: tuple[str, set[str]] | None = None
         try:
             stored = pickle.loads(self.path.read_bytes())
-            if stored.get("checker") == checker_key():
+            if stored.get("checker") == checker_digest():
                 self.entries, self.flags = stored["entries"], stored["flags"]
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, KeyError, TypeError, ValueError):
             pass
@@ -548,7 +532,7 @@ class ResultCache:
 
     @staticmethod
     def key(block: Block) -> str:
-        what = [checker_key(), block.lang, sorted(block.classes), sorted(block.options.items()), block.cell,
+        what = [checker_digest(), block.lang, sorted(block.classes), sorted(block.options.items()), block.cell,
                 block.text]
         return hashlib.sha256(repr(what).encode()).hexdigest()
 
@@ -578,7 +562,7 @@ class ResultCache:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         scratch = self.path.with_suffix(f".{os.getpid()}.tmp")
-        scratch.write_bytes(pickle.dumps({"checker": checker_key(), "entries": self.entries, "flags": self.flags}))
+        scratch.write_bytes(pickle.dumps({"checker": checker_digest(), "entries": self.entries, "flags": self.flags}))
         scratch.replace(self.path)
         self.changed = False
 

@@ -11,6 +11,8 @@ the installed sources.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from importlib import metadata
 from pathlib import Path
@@ -38,6 +40,24 @@ def read_pins(path: Path = PINNED_FILE) -> dict[str, str]:
 
 
 PINNED = read_pins()
+
+
+@functools.cache
+def checker_digest() -> str:
+    """A digest of everything the checker's verdicts depend on besides what it checks.
+
+    The pinned versions (and so the installed SGLang and SpecForge the parsers come from) and
+    every file of the ``speccheck`` package, its data included (the rules, the flag history, the
+    model table). Caches of results (``speccheck.check.ResultCache``, the "Check a command"
+    page's data) are valid while it stays the same.
+    """
+    digest = hashlib.sha256(repr(sorted(PINNED.items())).encode())
+    package = Path(__file__).resolve().parent
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            digest.update(file.relative_to(package).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
 
 
 def check_installed(pins: dict[str, str] = PINNED) -> None:

@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 
 from speccheck import sglang_args, spec_rules
-from speccheck.pinned import PINNED
+from speccheck.pinned import checker_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
@@ -229,17 +229,10 @@ def _links(app) -> dict[str, str]:
 
 
 def inputs_key(links: dict[str, str]) -> str:
-    """A digest of everything :func:`page_data` reads, so an unchanged build can keep the file it wrote.
-
-    Covers the pinned versions (which fix the installed SGLang the parser and the facts come
-    from), every file of the ``speccheck`` package and its data (the rules, the flag history,
-    the model table), this module, and the resolved links.
-    """
-    digest = hashlib.sha256(json.dumps([PINNED, links], sort_keys=True).encode())
-    for file in sorted((ROOT / "speccheck").rglob("*")) + [Path(__file__)]:
-        if file.is_file() and "__pycache__" not in file.parts:
-            digest.update(file.relative_to(ROOT).as_posix().encode())
-            digest.update(file.read_bytes())
+    """A digest of everything :func:`page_data` reads, so an unchanged build can keep the file it wrote:
+    the checker's inputs (:func:`speccheck.pinned.checker_digest`), this module and the resolved links."""
+    digest = hashlib.sha256(f"{checker_digest()}|{json.dumps(links, sort_keys=True)}".encode())
+    digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()
 
 

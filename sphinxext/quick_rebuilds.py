@@ -29,6 +29,7 @@ A clean build reads every page, so none of this applies to it.
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -110,47 +111,47 @@ def _builder_inited(app) -> None:
     if hasattr(builder, "get_outfilename"):  # the HTML builders
         builder.handle_page = handle_page_unless_unchanged
     if hasattr(builder, "dump_search_index"):  # Sphinx's own index: the same pages give the same file
-        dump_search_index = builder.dump_search_index
+        _keep_when_nothing_changed(builder, "dump_search_index",
+                                   lambda: [Path(builder.outdir, builder.searchindex_filename)])
 
-        def dump_search_index_unless_unchanged():
-            if nothing_changed() and Path(builder.outdir, builder.searchindex_filename).exists():
-                return None
-            return dump_search_index()
 
-        builder.dump_search_index = dump_search_index_unless_unchanged
+def _keep_when_nothing_changed(owner, name: str, outputs) -> None:
+    """Replace ``owner.<name>`` by a wrapper that does nothing when nothing changed and its files exist.
+
+    :param owner: the object (module, class or instance) that holds the function.
+    :param outputs: called with the function's arguments; returns the paths the function writes.
+        When :func:`nothing_changed` and every one exists, the function is not called.
+    Installed once per function (the wrapper is marked), whatever the number of builds in the process.
+    """
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, "_quick", False):
+        return  # not there (another release of the extension): it runs as usual
+
+    @functools.wraps(original)
+    def keep_when_unchanged(*args, **kwargs):
+        if nothing_changed() and all(Path(p).exists() for p in outputs(*args, **kwargs)):
+            return None
+        return original(*args, **kwargs)
+
+    keep_when_unchanged._quick = True
+    setattr(owner, name, keep_when_unchanged)
 
 
 def _skip_unchanged_llms_txt(app) -> None:
     """Make sphinx-llms-txt keep ``llms.txt`` and ``llms-full.txt`` when nothing changed."""
     manager_class = getattr(sys.modules.get("sphinx_llms_txt.manager"), "LLMSFullManager", None)
-    if manager_class is None or getattr(manager_class.combine_sources, "_quick", False):
-        return  # not loaded, or another release of sphinx-llms-txt: it writes its files as usual
-    combine_sources = manager_class.combine_sources
     names = (app.config.llms_txt_filename, app.config.llms_txt_full_filename)
-
-    def combine_unless_unchanged(self, outdir, srcdir):
-        if nothing_changed() and all((Path(outdir) / name).exists() for name in names):
-            return None
-        return combine_sources(self, outdir, srcdir)
-
-    combine_unless_unchanged._quick = True
-    manager_class.combine_sources = combine_unless_unchanged
+    if manager_class is not None:
+        _keep_when_nothing_changed(manager_class, "combine_sources",
+                                   lambda self, outdir, srcdir: [Path(outdir) / n for n in names])
 
 
 def _skip_unchanged_search_index() -> None:
     """Make ``pagefind_search.run_pagefind`` keep an existing index when nothing changed."""
     pagefind_search = sys.modules.get("pagefind_search")
-    if pagefind_search is None or getattr(pagefind_search.run_pagefind, "_quick", False):
-        return
-    run_pagefind = pagefind_search.run_pagefind
-
-    def run_unless_unchanged(outdir, *args, **kwargs):
-        if nothing_changed() and (Path(outdir) / "pagefind").is_dir():
-            return None
-        return run_pagefind(outdir, *args, **kwargs)
-
-    run_unless_unchanged._quick = True
-    pagefind_search.run_pagefind = run_unless_unchanged  # looked up by name when the build finishes
+    if pagefind_search is not None:  # looked up by name when the build finishes
+        _keep_when_nothing_changed(pagefind_search, "run_pagefind",
+                                   lambda outdir, *args, **kwargs: [Path(outdir) / "pagefind"])
 
 
 def setup(app):

@@ -659,7 +659,7 @@ def test_an_edited_block_or_another_checker_is_a_cache_miss(tmp_path, monkeypatc
     located(BAD_PAGE, ".md", cache)
     cache.save()
     assert ResultCache(tmp_path / "cache.pickle").misses(BAD_PAGE.replace("stepz 3", "stepz 4"), ".md")
-    monkeypatch.setattr(check_module, "checker_key", lambda: "another checker")
+    monkeypatch.setattr(check_module, "checker_digest", lambda: "another checker")
     assert ResultCache(tmp_path / "cache.pickle").misses(BAD_PAGE, ".md")
 
 
