@@ -35,18 +35,17 @@ import argparse
 import ast
 import contextlib
 import functools
-import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
-import marshal
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
+
+from speccheck import filecache
 
 # Package ``__init__`` files that are not executed: they only re-export the
 # frontend language and the GPU kernels (slow, useless here). Stand-ins cover
@@ -131,45 +130,29 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
     return names - {"__getattr__", "__all__"}
 
 
-# Compiled statements of SGLang's modules, kept between runs (one file per module source).
-# Compiling the sources statement by statement is most of the time a parser takes to build,
-# and the sources of the installed wheel do not change; the cache lives in the environment.
-STATEMENT_CACHE = Path(sys.prefix) / "speccheck-cache"
-
-
 def compiled_statements(path: str) -> list[tuple[Any, int, list[str]]]:
     """The top-level statements of the Python file ``path``, each compiled on its own.
 
+    Compiling the sources statement by statement is most of the time a parser takes to
+    build, so the result is kept between runs (:func:`speccheck.filecache.cached`).
+
     :param path: an absolute path to a ``.py`` file.
-    :returns: ``(code object, line number, names the statement binds)`` per statement, in
-        order. Read from :data:`STATEMENT_CACHE` when the file's size and modification time
-        and this Python's version match a stored entry; otherwise compiled and stored (a
-        cache that cannot be read or written is ignored).
+    :returns: ``(code object, line number, names the statement binds)`` per statement, in order.
     :raises SyntaxError: the file does not parse.
     """
-    stat = Path(path).stat()
-    key = hashlib.sha256(f"{path}|{stat.st_size}|{stat.st_mtime_ns}|{sys.version}".encode()).hexdigest()
-    cached = STATEMENT_CACHE / f"{key}.marshal"
-    try:
-        return marshal.loads(cached.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), path)
-    flags, out = 0, []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
-            for alias in stmt.names:
-                flags |= getattr(__future__, alias.name).compiler_flag
-        code = compile(ast.Module([stmt], []), path, "exec", flags=flags, dont_inherit=True)
-        out.append((code, stmt.lineno, sorted(_bound_names(stmt))))
-    try:
-        STATEMENT_CACHE.mkdir(parents=True, exist_ok=True)
-        scratch = cached.with_suffix(f".{os.getpid()}.tmp")
-        scratch.write_bytes(marshal.dumps(out))
-        scratch.replace(cached)  # atomic: parallel builds never read half a file
-    except OSError:
-        pass
-    return out
+
+    def compile_statements() -> list[tuple[Any, int, list[str]]]:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), path)
+        flags, out = 0, []
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+                for alias in stmt.names:
+                    flags |= getattr(__future__, alias.name).compiler_flag
+            code = compile(ast.Module([stmt], []), path, "exec", flags=flags, dont_inherit=True)
+            out.append((code, stmt.lineno, sorted(_bound_names(stmt))))
+        return out
+
+    return filecache.cached("statements", path, compile_statements)
 
 
 class _TolerantLoader(importlib.abc.Loader):

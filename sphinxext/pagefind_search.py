@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -114,11 +113,18 @@ def run_pagefind(outdir: str | Path) -> str:
 
 
 def _pagefind(site: str, output: Path) -> str:
-    cmd = [sys.executable, "-m", "pagefind", "--site", site, "--output-path", str(output), "--glob", CONTENT_GLOB,
+    # The binary itself: ``python -m pagefind`` would start a Python only to exec it.
+    from pagefind_bin import get_executable
+
+    try:
+        binary = str(get_executable())
+    except FileNotFoundError as error:
+        raise ExtensionError(f"cannot find Pagefind: {error}; run `make venv`") from error
+    cmd = [binary, "--site", site, "--output-path", str(output), "--glob", CONTENT_GLOB,
            "--root-selector", ROOT_SELECTOR, "--exclude-selectors", EXCLUDE_SELECTORS, "--keep-index-url", "--quiet"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    except FileNotFoundError as error:  # pragma: no cover - sys.executable always exists
+    except OSError as error:
         raise ExtensionError(f"cannot run Pagefind: {error}") from error
     if proc.returncode != 0:
         raise ExtensionError(f"Pagefind failed ({' '.join(cmd)}):\n{proc.stdout}{proc.stderr}")

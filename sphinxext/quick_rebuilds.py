@@ -24,22 +24,37 @@ Four costs of every Sphinx run that a rebuild with no change paid for no result:
   time, and both are kept. So are ``llms.txt`` and ``llms-full.txt``, which
   sphinx-llms-txt otherwise joins from every page's source again (about 0.1 s).
 
-A clean build reads every page, so none of this applies to it.
+* **Pages around an edited page written again, or not written when they should be.**
+  Sphinx writes every page whose toctree lists a page it read (``env.files_to_rebuild``):
+  the toctree shows the page's title and, deeper, its headings. When no title, toctree or
+  heading changed, those pages would come out as they are, and only the pages read are
+  written. When a title or the toctree changed, every page is written instead: each
+  page's sidebar and previous/next links show them, and Sphinx alone would leave the
+  other pages with the old title until ``make clean``.
+* **Plugins looked up again.** pybtex and sphinxcontrib-bibtex find their styles through
+  ``importlib.metadata.entry_points``, which reads the metadata of every installed package
+  on each call (a few dozen calls per read, about 0.3 s). The installed packages do not
+  change during a build, so the entry points are read once per process.
+
+A clean build reads every page, so only the last of these applies to it.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import sys
 from pathlib import Path
 
+import pybtex.plugin
+import sphinxcontrib.bibtex.plugin
 from jinja2 import FileSystemBytecodeCache
 from sphinxcontrib.bibtex.domain import BibtexDomain
 
 # Pages Sphinx and sphinx-notfound-page write on every run, whatever changed.
 REWRITTEN_EVERY_RUN = {"genindex", "search", "404"}
 _state = {"read": True, "removed": True, "written": True, "read_docs": set(), "written_docs": set(),
-          "navigation": None}
+          "navigation": None, "headings": None}
 _original_env_updated = BibtexDomain.env_updated
 
 
@@ -49,12 +64,17 @@ def nothing_changed() -> bool:
 
 
 def navigation(env) -> str:
-    """What ``genindex``, ``search`` and ``404`` show besides their templates: every page's title,
-    the toctree and the index entries (glossary terms among them)."""
+    """What every page shows of the others (the sidebar and the previous/next links: titles and
+    toctree), with the index entries (glossary terms among them) that ``genindex`` lists."""
     titles = sorted((docname, title.astext()) for docname, title in env.titles.items())
     toctree = sorted((docname, list(children)) for docname, children in env.toctree_includes.items())
     index = sorted((docname, repr(entries)) for docname, entries in env.get_domain("index").entries.items())
     return repr((titles, toctree, index))
+
+
+def headings(env) -> str:
+    """Every page's headings, which the toctrees that list the page show."""
+    return repr(sorted((docname, toc.pformat()) for docname, toc in env.tocs.items()))
 
 
 def only_content_changed(env) -> bool:
@@ -83,7 +103,8 @@ def _note_read(app, env, docnames):
 
 def _builder_inited(app) -> None:
     _state.update(read=True, removed=True, written=False, read_docs=set(), written_docs=set(),
-                  navigation=navigation(app.env) if app.env.all_docs else None)
+                  navigation=navigation(app.env) if app.env.all_docs else None,
+                  headings=headings(app.env) if app.env.all_docs else None)
     _skip_unchanged_search_index()  # here: every extension is loaded by now
     _skip_unchanged_llms_txt(app)
     builder = app.builder
@@ -107,6 +128,21 @@ def _builder_inited(app) -> None:
             return None
         return handle_page(pagename, *args, **kwargs)
 
+    def write_pages_that_changed(build_docnames, updated_docnames, method="update"):
+        if _state["navigation"] is None or not _state["read"]:
+            return write(build_docnames, updated_docnames, method)
+        if _state["navigation"] != navigation(app.env):  # every sidebar shows it
+            return write(sorted(app.env.found_docs), updated_docnames, method)
+        if _state["headings"] != headings(app.env):
+            return write(build_docnames, updated_docnames, method)
+        parents, app.env.files_to_rebuild = app.env.files_to_rebuild, {}
+        try:  # Sphinx adds no page for the toctrees that list the pages read
+            return write(build_docnames, updated_docnames, method)
+        finally:
+            app.env.files_to_rebuild = parents
+
+    write = builder.write
+    builder.write = write_pages_that_changed
     builder.write_documents = write_documents_noting
     if hasattr(builder, "get_outfilename"):  # the HTML builders
         builder.handle_page = handle_page_unless_unchanged
@@ -154,8 +190,20 @@ def _skip_unchanged_search_index() -> None:
                                    lambda outdir, *args, **kwargs: [Path(outdir) / "pagefind"])
 
 
+@functools.cache
+def _installed_entry_points():
+    return importlib.metadata.entry_points()
+
+
+def entry_points(**params):
+    """``importlib.metadata.entry_points(**params)``, with every package's metadata read once."""
+    return _installed_entry_points().select(**params)
+
+
 def setup(app):
     """Install the shortcuts described in the module docstring."""
+    for module in (pybtex.plugin, sphinxcontrib.bibtex.plugin):  # both look the name up on each call
+        module.entry_points = entry_points
     BibtexDomain.env_updated = _env_updated_unless_nothing_read
     app.connect("builder-inited", _builder_inited)
     app.connect("env-get-outdated", _note_outdated)

@@ -42,6 +42,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from speccheck import filecache
 from speccheck.pinned import PINNED
 
 logger = logging.getLogger(__name__)
@@ -106,27 +107,35 @@ def package_dir(package: str) -> Path:
 
 @functools.cache
 def _definitions(file: Path) -> dict[str, tuple[int, int]]:
-    """``{dotted name: (first line, last line)}`` of every def, class and assigned name in a file."""
-    found: dict[str, tuple[int, int]] = {}
+    """``{dotted name: (first line, last line)}`` of every def, class and assigned name in a file.
 
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for stmt in body:
-            names: list[str] = []
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                names = [stmt.name]
-            elif isinstance(stmt, ast.Assign):
-                names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                names = [stmt.target.id]
-            for name in names:
-                found.setdefault(prefix + name, (stmt.lineno, stmt.end_lineno or stmt.lineno))
-            if isinstance(stmt, ast.ClassDef):
-                visit(stmt.body, f"{prefix}{stmt.name}.")
-            elif isinstance(stmt, ast.If | ast.Try):  # guarded definitions at module level
-                visit(stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []), prefix)
+    Kept between builds (:func:`speccheck.filecache.cached`): parsing SGLang's large modules
+    is most of the time a page with source citations takes to read.
+    """
 
-    visit(ast.parse(file.read_text(encoding="utf-8")).body, "")
-    return found
+    def parse() -> dict[str, tuple[int, int]]:
+        found: dict[str, tuple[int, int]] = {}
+
+        def visit(body: list[ast.stmt], prefix: str) -> None:
+            for stmt in body:
+                names: list[str] = []
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    names = [stmt.name]
+                elif isinstance(stmt, ast.Assign):
+                    names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+                elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                    names = [stmt.target.id]
+                for name in names:
+                    found.setdefault(prefix + name, (stmt.lineno, stmt.end_lineno or stmt.lineno))
+                if isinstance(stmt, ast.ClassDef):
+                    visit(stmt.body, f"{prefix}{stmt.name}.")
+                elif isinstance(stmt, ast.If | ast.Try):  # guarded definitions at module level
+                    visit(stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []), prefix)
+
+        visit(ast.parse(file.read_text(encoding="utf-8")).body, "")
+        return found
+
+    return filecache.cached("definitions", file, parse)
 
 
 def resolve(target: str) -> Citation:

@@ -151,3 +151,37 @@ def test_a_prose_edit_around_checked_commands_builds_no_parser_and_keeps_their_e
     assert "parsers of SGLang" not in second.output, "the parsers were built for a prose edit"
     assert second.returncode != 0 and "commands.md:7" in second.output and "--speculative-num-stepz" in second.output, \
         second.output[-3000:]
+
+
+def test_an_edit_rewrites_the_pages_that_list_the_page_only_when_what_they_show_changed(tmp_path):
+    # sphinxext/quick_rebuilds.py: a body edit writes the edited page alone; a title or a
+    # heading, which the index's toctree shows, writes the index too.
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\nfirst\nsecond\n```\n")
+    (docs / "first.md").write_text("# First page\n\nSome text.\n")
+    second = docs / "second.md"
+    second.write_text("# Second page\n\nOld text.\n")
+    out = tmp_path / "_build" / "html"
+    assert sphinx_build(tmp_path).returncode == 0
+
+    def written() -> dict[str, int]:
+        return {name: (out / name).stat().st_mtime_ns for name in ("index.html", "second.html", "genindex.html")}
+
+    before = written()
+    second.write_text("# Second page\n\nNew text.\n")
+    assert sphinx_build(tmp_path).returncode == 0
+    after = written()
+    assert "New text." in (out / "second.html").read_text()
+    assert after["second.html"] != before["second.html"]
+    assert after["index.html"] == before["index.html"], "a body edit wrote the index again"
+    assert after["genindex.html"] == before["genindex.html"]
+
+    second.write_text("# Second page\n\nNew text.\n\n## A new heading\n\nMore.\n")
+    assert sphinx_build(tmp_path).returncode == 0
+    assert "A new heading" in (out / "index.html").read_text(), "the index's toctree misses the new heading"
+
+    second.write_text("# Renamed page\n\nNew text.\n")
+    assert sphinx_build(tmp_path).returncode == 0
+    index = (out / "index.html").read_text()
+    assert "Renamed page" in index and "Second page" not in index
+    assert "Renamed page" in (out / "first.html").read_text(), "the next-page link kept the old title"

@@ -664,9 +664,9 @@ def test_an_edited_block_or_another_checker_is_a_cache_miss(tmp_path, monkeypatc
 
 
 def test_compiled_statements_are_reused_until_the_source_changes(tmp_path, monkeypatch):
-    from speccheck import sglang_args
+    from speccheck import filecache, sglang_args
 
-    monkeypatch.setattr(sglang_args, "STATEMENT_CACHE", tmp_path / "cache")
+    monkeypatch.setattr(filecache, "CACHE_DIR", tmp_path / "cache")
     source = tmp_path / "module.py"
     source.write_text("import torch\nX = 1\n")
     first = sglang_args.compiled_statements(str(source))

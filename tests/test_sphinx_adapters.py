@@ -110,3 +110,17 @@ def test_own_line_takes_each_occurrence_once():
     taken: set = set()
     assert [xref_lines.own_line(lines, 1, "ref", "a", taken) for _ in range(3)] == [1, 2, None]
     assert xref_lines.own_line(lines, 1, "doc", "b", taken) == 3
+
+
+def test_the_entry_points_read_once_are_the_installed_ones():
+    # quick_rebuilds gives pybtex and sphinxcontrib-bibtex entry points read once per process.
+    import importlib.metadata
+
+    import quick_rebuilds
+
+    for group in ("pybtex.style.formatting", "sphinxcontrib.bibtex.style.referencing", "sphinx.html_themes"):
+        expected = sorted((ep.name, ep.value) for ep in importlib.metadata.entry_points(group=group))
+        assert expected, f"no entry point in {group}: the check would prove nothing"
+        assert sorted((ep.name, ep.value) for ep in quick_rebuilds.entry_points(group=group)) == expected
+    found = quick_rebuilds.entry_points(group="pybtex.style.formatting", name="plain")
+    assert [ep.name for ep in found] == ["plain"]
