@@ -15,8 +15,11 @@ Four costs of every Sphinx run that a rebuild with no change paid for no result:
   folder are what rendering would give, and they are kept.
 * **Citations formatted again.** sphinxcontrib-bibtex formats every citation of the site
   with pybtex after each read (its ``env-updated`` handler), also when nothing was read.
-  When no page was read or removed (a changed ``.bib`` file makes Sphinx re-read the
-  pages that cite it), the citations restored with the saved environment are kept.
+  When no page was read or removed, or the pages read cite the same entries at the same
+  places as before and no ``.bib`` file changed (:func:`citation_inputs`), the citations
+  restored with the saved environment are kept. When they changed, the pages with a
+  ``bibliography`` directive are written again too: sphinxcontrib-bibtex alone left the
+  list of references without a new citation until ``make clean``.
 
 * **The search indexes written again.** ``pagefind_search`` runs Pagefind over the output
   after every build (about 0.6 s of CPU), and Sphinx writes ``searchindex.js`` (about
@@ -54,7 +57,7 @@ from sphinxcontrib.bibtex.domain import BibtexDomain
 # Pages Sphinx and sphinx-notfound-page write on every run, whatever changed.
 REWRITTEN_EVERY_RUN = {"genindex", "search", "404"}
 _state = {"read": True, "removed": True, "written": True, "read_docs": set(), "written_docs": set(),
-          "navigation": None, "headings": None}
+          "navigation": None, "headings": None, "citations": None}
 _original_env_updated = BibtexDomain.env_updated
 
 
@@ -84,11 +87,23 @@ def only_content_changed(env) -> bool:
             and _state["navigation"] == navigation(env))
 
 
+def citation_inputs(domain) -> str:
+    """What sphinxcontrib-bibtex formats the citations from: the bibliographies, every citation
+    reference (page, line, keys) and the ``.bib`` files (path, modification time, keys)."""
+    bibfiles = sorted((str(path), repr(bibfile)) for path, bibfile in domain.bibdata.bibfiles.items())
+    return repr((sorted(map(repr, domain.bibliographies.items())), sorted(map(repr, domain.citation_refs)), bibfiles))
+
+
 def _env_updated_unless_nothing_read(self):
-    """``BibtexDomain.env_updated``, skipped (no page to write again) when no page was read or removed."""
-    if not (_state["read"] or _state["removed"]) and self.citations:
+    """``BibtexDomain.env_updated``, skipped (no page to write again) when no page was read or
+    removed, or when the pages read cite what they cited before."""
+    if self.citations and (not (_state["read"] or _state["removed"])
+                           or citation_inputs(self) == _state["citations"]):
         return []
-    return _original_env_updated(self)
+    updated = list(_original_env_updated(self))
+    if _state["citations"] is not None:  # a rebuild: the lists of references show the new citations
+        updated += sorted({key.docname for key in self.bibliographies})
+    return updated
 
 
 def _note_outdated(app, env, added, changed, removed):
@@ -104,7 +119,8 @@ def _note_read(app, env, docnames):
 def _builder_inited(app) -> None:
     _state.update(read=True, removed=True, written=False, read_docs=set(), written_docs=set(),
                   navigation=navigation(app.env) if app.env.all_docs else None,
-                  headings=headings(app.env) if app.env.all_docs else None)
+                  headings=headings(app.env) if app.env.all_docs else None,
+                  citations=citation_inputs(app.env.get_domain("cite")) if app.env.all_docs else None)
     _skip_unchanged_search_index()  # here: every extension is loaded by now
     _skip_unchanged_llms_txt(app)
     builder = app.builder

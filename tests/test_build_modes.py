@@ -185,3 +185,30 @@ def test_an_edit_rewrites_the_pages_that_list_the_page_only_when_what_they_show_
     index = (out / "index.html").read_text()
     assert "Renamed page" in index and "Second page" not in index
     assert "Renamed page" in (out / "first.html").read_text(), "the next-page link kept the old title"
+
+
+def test_citations_stay_resolved_across_edits_and_a_new_citation_is_formatted(tmp_path):
+    # sphinxext/quick_rebuilds.py keeps the formatted citations when the pages read cite what they cited.
+    docs = copy_project(tmp_path)
+    (docs / "index.md").write_text("# Index\n\n```{toctree}\nciting\nrefs\n```\n")
+    citing = docs / "citing.md"
+    citing.write_text("# Citing\n\nSpeculative sampling {cite:p}`leviathan2023`.\n")
+    (docs / "refs.md").write_text("# References\n\n```{bibliography}\n```\n")
+    out = tmp_path / "_build" / "html"
+    assert sphinx_build(tmp_path).returncode == 0
+
+    def cited() -> str:
+        return BeautifulSoup((out / "citing.html").read_text(), "html.parser").article.get_text(" ", strip=True)
+
+    first = cited()
+    assert "Leviathan" in first, first
+    citing.write_text("# Citing\n\nOther words. Speculative sampling {cite:p}`leviathan2023`.\n")
+    edited = sphinx_build(tmp_path)
+    assert edited.returncode == 0, edited.output[-3000:]
+    assert "Other words." in cited() and "Leviathan" in cited()
+
+    citing.write_text("# Citing\n\nSpeculative sampling {cite:p}`leviathan2023`, EAGLE {cite:p}`li2024eagle`.\n")
+    added = sphinx_build(tmp_path)
+    assert added.returncode == 0, added.output[-3000:]
+    assert "Li" in cited().split("EAGLE", 1)[1], cited()
+    assert "li2024eagle" in (out / "refs.html").read_text().lower() or "EAGLE:" in (out / "refs.html").read_text()
