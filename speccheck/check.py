@@ -116,12 +116,13 @@ def replacement_of(module: str) -> str | None:
 
 # -- Turning parser problems into diagnostics -------------------------------------------
 
-# SGLang's start-up messages -> (rule id, flag the message is about). Only to file the message
-# under a rule and a line: the verdict and the words are SGLang's own.
-HOOK_RULES: list[tuple[str, str, str | None]] = [
+# SGLang's start-up messages -> (rule id, flag the message is about: the first of them the command
+# writes, else the first). Only to file the message under a rule and a line: the verdict and the
+# words are SGLang's own.
+HOOK_RULES: list[tuple[str, str, str | tuple[str, ...]]] = [
     (r"trtllm_mha backend only supports topk", "topk-backend", "--speculative-eagle-topk"),
     (r"speculative_eagle_topk > 1 with page_size > 1", "topk-backend", "--speculative-eagle-topk"),
-    (r"does not support dp attention|with dp attention", "dp-attention", "--attn-dp-size"),
+    (r"does not support dp attention|with dp attention", "dp-attention", ("--attn-dp-size", "--enable-dp-attention")),
     (r"--speculative-use-rejection-sampling", "rejection-sampling", "--speculative-use-rejection-sampling"),
     (r"--speculative-use-block-verification", "block-verification", "--speculative-use-block-verification"),
     (r"--speculative-draft-sink-size|--speculative-draft-window-size", "draft-window",
@@ -172,7 +173,9 @@ def _hook_diagnostic(cmd: Command, error: str, version: str) -> Diagnostic:
     rule, flag = "startup-error", None
     for pattern, r, f in HOOK_RULES:
         if re.search(pattern, error):
-            rule, flag = r, f
+            choices = (f,) if isinstance(f, str) else f
+            written = [c for c in choices if re.search(rf"{re.escape(c)}(?![\w-])", cmd.read)]
+            rule, flag = r, (written or choices)[0]
             break
     # The flag SGLang's message names first, when it is one of the parser's.
     known = sglang_args.pinned_parser().parser._option_string_actions

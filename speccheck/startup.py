@@ -17,7 +17,9 @@ function on a real ``ServerArgs`` record built from the command
   the draft's ``config.json`` (``get_config``) answers with the draft architecture
   the caller gives;
 - the passes that run before the hook and decide fields it reads: SGLang's own
-  ``_page_size_default`` and, when the command names an attention backend,
+  ``handle_deprecated_dp_attention`` (``sglang/srt/arg_groups/parallel_hook.py``, the first
+  step of ``sglang/srt/arg_groups/pipeline.py``: the deprecated ``--dp-size N
+  --enable-dp-attention`` becomes ``--attn-dp-size N``), ``_page_size_default`` and, when the command names an attention backend,
   ``_mla_backend_page_constraints`` (``sglang/srt/arg_groups/overrides.py``); the
   default attention backend depends on the GPU and is left unset.
 
@@ -95,17 +97,19 @@ class _Loaded:
     server_args: types.ModuleType
     hook: types.ModuleType
     overrides: types.ModuleType
+    parallel: types.ModuleType
 
 
 @functools.cache
 def _loaded() -> _Loaded:
     """The modules the hook needs, on top of the load behind the pinned parser (see the module docstring)."""
     base = sglang_args.pinned_modules()
-    held = _Loaded(dict(base["modules"]), base["finder"], None, None, None)
+    held = _Loaded(dict(base["modules"]), base["finder"], None, None, None, None)
     with _sglang_modules(held):
         server_args = sglang_args._import("sglang.srt.server_args")
         hook = sglang_args._import("sglang.srt.arg_groups.speculative_hook")
         overrides = sglang_args._import("sglang.srt.arg_groups.overrides")
+        parallel = sglang_args._import("sglang.srt.arg_groups.parallel_hook")
         # Imported lazily by the hook: load them now, with the same loader.
         for name in ("sglang.srt.speculative.spec_info", "sglang.srt.speculative.spec_registry",
                      "sglang.srt.utils.hf_transformers_utils", "sglang.srt.runtime_context",
@@ -121,7 +125,7 @@ def _loaded() -> _Loaded:
             module.current_platform = platform
         if "get_platform" in vars(module):
             module.get_platform = lambda: platform
-    return _Loaded(modules, base["finder"], server_args, hook, overrides)
+    return _Loaded(modules, base["finder"], server_args, hook, overrides, parallel)
 
 
 @contextlib.contextmanager
@@ -181,6 +185,8 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
             if getattr(record, "device", None) is None:
                 record.device = "cuda"
             record._model_config = _model_config(architecture)
+            # SGLang's first step: `--dp-size N --enable-dp-attention` becomes `--attn-dp-size N`.
+            loaded.parallel.handle_deprecated_dp_attention(record)
             loaded.overrides.run_post_process_pass(record, loaded.overrides._page_size_default)
             if ns.attention_backend or ns.decode_attention_backend or ns.prefill_attention_backend:
                 loaded.overrides.run_post_process_pass(record, loaded.overrides._mla_backend_page_constraints)

@@ -385,10 +385,14 @@
     return out;
   }
 
-  // DP attention as the build's check sees it: --attn-dp-size > 1. (The deprecated
-  // --enable-dp-attention with --dp-size is reported as deprecated and not counted.)
+  // DP attention as SGLang resolves it: --attn-dp-size > 1, or the deprecated
+  // --enable-dp-attention with --dp-size > 1 (parallel_hook.py: handle_deprecated_dp_attention
+  // turns it into --attn-dp-size before any other step when --attn-dp-size is 1).
+  // Returns the flag that switches it on ("" when off), so a report points at what was written.
   function dpAttention(ns, given) {
-    return !!given.attn_dp_size && (ns.attn_dp_size || 1) > 1;
+    var attn = ns.attn_dp_size || 1;
+    if (attn > 1) return "--attn-dp-size";
+    return given.enable_dp_attention && (ns.dp_size || 1) > 1 ? "--enable-dp-attention" : "";
   }
 
   function backendsOf(ns) {
@@ -417,7 +421,7 @@
   function eagleFamily(ns, given, algo, dp, add, stated) {
     var arch = stated || (given.model_path ? F.architectures[ns.model_path] : undefined);
     if (algo === "STANDALONE" && dp) {
-      add("error", "--attn-dp-size", "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
+      add("error", dp, "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
           "support DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
     }
     if (!given.speculative_draft_model_path && !given.draft_misspelt && given.model_path) {
@@ -529,7 +533,7 @@
 
   function ngram(ns, given, dp, add) {
     if (dp) {
-      add("error", "--attn-dp-size", "ngram-dp", "dp-attention", "NGRAM speculative decoding does not support " +
+      add("error", dp, "ngram-dp", "dp-attention", "NGRAM speculative decoding does not support " +
           "DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
     }
     if (ns.speculative_use_rejection_sampling) {
@@ -628,7 +632,7 @@
       }
     }
     if ((ns.tp_size || 1) !== 1 || (ns.pp_size || 1) !== 1) e(given.tp_size ? "--tp-size" : "--pp-size", "UNO needs `--tp-size 1` and `--pp-size 1`.");
-    if (dp || (ns.attn_cp_size || 1) !== 1) e("--attn-dp-size", "UNO does not support DP attention or context parallelism.");
+    if (dp || (ns.attn_cp_size || 1) !== 1) e(dp || "--attn-dp-size", "UNO does not support DP attention or context parallelism.");
     if (ns.enable_lora || (ns.lora_paths && ns.lora_paths.length)) e("--enable-lora", "UNO does not support multi-LoRA serving.");
     if (ns.speculative_use_rejection_sampling) e("--speculative-use-rejection-sampling", "UNO does not use `--speculative-use-rejection-sampling`.");
     var pre = ns.prefill_attention_backend || ns.attention_backend, dec = ns.decode_attention_backend || ns.attention_backend;
