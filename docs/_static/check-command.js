@@ -544,7 +544,7 @@
     var width = ns.speculative_ngram_max_bfs_breadth;
     var page = pageSize(ns, given, add);
     if (width > 1 && page !== null && page > 1 && given.attention_backend && ns.attention_backend !== "flashinfer") {
-      add("error", "--speculative-ngram-max-bfs-breadth", page === givenPage(ns, given) ? "ngram-page" : "ngram-page-forced", "topk-backends", "NGRAM with " +
+      add("error", "--speculative-ngram-max-bfs-breadth", page === givenPage(ns, given) ? "ngram-page" : "ngram-page-forced", "page-size", "NGRAM with " +
           "`--speculative-ngram-max-bfs-breadth " + width + "` (> 1) and page size " + page + " works only with " +
           "`--attention-backend flashinfer`; got " + ns.attention_backend + ".");
     }
