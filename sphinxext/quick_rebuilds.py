@@ -57,7 +57,7 @@ from sphinxcontrib.bibtex.domain import BibtexDomain
 # Pages Sphinx and sphinx-notfound-page write on every run, whatever changed.
 REWRITTEN_EVERY_RUN = {"genindex", "search", "404"}
 _state = {"read": True, "removed": True, "written": True, "read_docs": set(), "written_docs": set(),
-          "navigation": None, "headings": None, "citations": None}
+          "navigation": None, "sidebar": None, "headings": None, "citations": None}
 _original_env_updated = BibtexDomain.env_updated
 
 
@@ -66,13 +66,18 @@ def nothing_changed() -> bool:
     return not (_state["read"] or _state["removed"] or _state["written"])
 
 
-def navigation(env) -> str:
-    """What every page shows of the others (the sidebar and the previous/next links: titles and
-    toctree), with the index entries (glossary terms among them) that ``genindex`` lists."""
+def sidebar(env) -> str:
+    """What every page shows of the others: the titles and the toctree (its sidebar and its
+    previous/next links)."""
     titles = sorted((docname, title.astext()) for docname, title in env.titles.items())
     toctree = sorted((docname, list(children)) for docname, children in env.toctree_includes.items())
+    return repr((titles, toctree))
+
+
+def navigation(env) -> str:
+    """:func:`sidebar`, with the index entries (glossary terms among them) that ``genindex`` lists."""
     index = sorted((docname, repr(entries)) for docname, entries in env.get_domain("index").entries.items())
-    return repr((titles, toctree, index))
+    return repr((sidebar(env), index))
 
 
 def headings(env) -> str:
@@ -119,6 +124,7 @@ def _note_read(app, env, docnames):
 def _builder_inited(app) -> None:
     _state.update(read=True, removed=True, written=False, read_docs=set(), written_docs=set(),
                   navigation=navigation(app.env) if app.env.all_docs else None,
+                  sidebar=sidebar(app.env) if app.env.all_docs else None,
                   headings=headings(app.env) if app.env.all_docs else None,
                   citations=citation_inputs(app.env.get_domain("cite")) if app.env.all_docs else None)
     _skip_unchanged_search_index()  # here: every extension is loaded by now
@@ -147,7 +153,7 @@ def _builder_inited(app) -> None:
     def write_pages_that_changed(build_docnames, updated_docnames, method="update"):
         if _state["navigation"] is None or not _state["read"]:
             return write(build_docnames, updated_docnames, method)
-        if _state["navigation"] != navigation(app.env):  # every sidebar shows it
+        if _state["sidebar"] != sidebar(app.env):  # every page shows it
             return write(sorted(app.env.found_docs), updated_docnames, method)
         if _state["headings"] != headings(app.env):
             return write(build_docnames, updated_docnames, method)
