@@ -152,9 +152,12 @@ def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str, known:
         candidates = re.findall(r"--[\w-]+", message.split("could match", 1)[-1])
         release = (f"SpecForge {PINNED['specforge']}" if program.startswith("SpecForge")
                    else f"SGLang {PINNED['sglang']}")
+        former = None if program.startswith("SpecForge") else history.former_meaning(flag, candidates)
+        meant = (f"; until SGLang {former[1]} only {former[0]} started this way, so a command written for an "
+                 f"older release means {former[0]}" if former else "")
         message = (f"{flag} is not a flag of {release}: it is the "
                    f"start of {' and '.join(candidates)}, so the parser cannot tell which one you mean; write one of "
-                   f"them ({program}: {message})")
+                   f"them{meant} ({program}: {message})")
     elif problem.severity == ERROR:
         near = (difflib.get_close_matches(flag, [k for k in known if k.startswith("--")], n=3, cutoff=0.75)
                 if rule == "unknown-flag" and flag else [])
@@ -278,6 +281,10 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
             cmd.line_of_flag(set_knobs[0]), WARNING, "tree-knobs-all-or-none",
             f"set {', '.join(knobs)} together or not at all: this command sets {', '.join(set_knobs)} but not "
             f"{', '.join(missing)}", set_knobs[0], "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
+    problem = None if outcome.error else too_few_candidates(ns, upper)
+    if problem:
+        out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,
+                        "--speculative-num-draft-tokens", "sglang/srt/speculative/eagle_utils.py::organize_draft_results"))
     for warning in outcome.warnings:
         if "adjusted to speculative_num_steps + 1" in warning and {
                 "speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps"} <= given:
@@ -287,6 +294,30 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
                 f"{ns.speculative_num_draft_tokens} by --speculative-num-steps + 1 = {ns.speculative_num_steps + 1} "
                 "(SGLang's warning: " + warning + "): write that value", "--speculative-num-draft-tokens", HOOK))
     return out
+
+
+def too_few_candidates(ns, algo: str) -> str | None:
+    """Why a draft tree fails once the draft first runs, or ``None``: it asks for more tokens than it proposes.
+
+    With top-k above 1 the EAGLE-family draft proposes top-k + (steps - 1) x top-k² candidate
+    tokens per request and keeps the best ``num_draft_tokens - 1`` of them with ``torch.topk``
+    (``sglang/srt/speculative/eagle_utils.py::organize_draft_results``), which fails when asked for
+    more than exist. SGLang's argument checks do not test this, so the server starts and the error
+    comes at CUDA-graph capture or with the first request.
+
+    :param ns: the parsed namespace (the three tree flags as integers, or ``None`` when unset).
+    :param algo: the upper-cased algorithm; only ``EAGLE``, ``EAGLE3``, ``NEXTN`` and ``STANDALONE`` count.
+    """
+    steps, topk, tokens = ns.speculative_num_steps, ns.speculative_eagle_topk, ns.speculative_num_draft_tokens
+    if algo not in ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE") or None in (steps, topk, tokens) or topk <= 1 or steps < 1:
+        return None
+    candidates = topk + (steps - 1) * topk * topk
+    if tokens - 1 <= candidates:
+        return None
+    return (f"--speculative-num-draft-tokens {tokens} keeps the best {tokens - 1} draft candidates, but "
+            f"--speculative-num-steps {steps} with --speculative-eagle-topk {topk} proposes only {candidates}: "
+            f"SGLang starts, then torch.topk fails when the draft first runs (CUDA-graph capture or the first "
+            f"request); use at most {candidates + 1} draft tokens")
 
 
 # -- SpecForge commands ---------------------------------------------------------------
@@ -492,7 +523,9 @@ def check_inline_flags(text: str, cache: ResultCache | None = None) -> list[Diag
     """Inline literals naming a ``--speculative-*`` flag the pinned SGLang parser does not have.
 
     Only that prefix is checked: it belongs to SGLang alone, while shorter names
-    such as ``--dtype`` also exist in other tools a page may mention.
+    such as ``--dtype`` also exist in other tools a page may mention. An abbreviation
+    that older releases accepted for one flag (:func:`speccheck.history.former_meaning`,
+    such as ``--speculative-draft``) may be named, so that a page can explain it.
     """
     if not INLINE_SPEC_FLAG.search(text):  # no flag to look up: the parser need not be built
         return []
@@ -500,7 +533,7 @@ def check_inline_flags(text: str, cache: ResultCache | None = None) -> list[Diag
     out = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         for flag in INLINE_SPEC_FLAG.findall(line):
-            if flag in known:
+            if flag in known or history.former_meaning(flag, [k for k in known if k.startswith(flag)]):
                 continue
             change = history.changes().get(flag)
             why = f" ({change.sentence()})" if change else ""

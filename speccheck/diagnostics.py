@@ -38,6 +38,7 @@ SECTIONS: dict[str, str | None] = {
     "dspark": "feature-combinations",
     "uno": "feature-combinations",
     "adaptive-steps": "tune-draft-tree",
+    "too-few-candidates": "tune-limits",
     "ngram-corpus": "ngram-howto",
     "startup-error": "error-messages",
     "specforge-override": "specforge-train",

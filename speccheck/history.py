@@ -76,3 +76,56 @@ def changes(history_file: Path = HISTORY_FILE, drift_file: Path = DRIFT_FILE) ->
 def source() -> str:
     """Which file :func:`changes` reads, relative to the repository (for messages and docs)."""
     return "speccheck/data/flag-history.json" if HISTORY_FILE.is_file() else f"docs/_data/{DRIFT_FILE.name}"
+
+
+@functools.cache
+def _presence(history_file: Path = HISTORY_FILE) -> tuple[tuple[str, ...], dict[str, frozenset[int]]]:
+    """The releases in order, and for each flag of the history the indexes of the releases that had it."""
+    if not history_file.is_file():
+        return (), {}
+    data = json.loads(history_file.read_text(encoding="utf-8"))
+    releases = tuple(data.get("releases", []))
+    index = {release: i for i, release in enumerate(releases)}
+    present: dict[str, frozenset[int]] = {}
+    for flag, entry in data.get("flags", {}).items():
+        have, since = set(), None
+        for event in sorted(entry.get("events", []), key=lambda e: index.get(str(e["release"]), -1)):
+            at = index.get(str(event["release"]))
+            if at is None:
+                continue
+            if event.get("change") == "added" and since is None:
+                since = at
+            elif event.get("change") in ("renamed", "split", "removed") and since is not None:
+                have.update(range(since, at))
+                since = None
+        if since is not None:
+            have.update(range(since, len(releases)))
+        present[flag] = frozenset(have)
+    return releases, present
+
+
+def former_meaning(prefix: str, candidates, history_file: Path = HISTORY_FILE) -> tuple[str, str] | None:
+    """The flag an abbreviation that is ambiguous today stood for in older releases.
+
+    argparse accepts any unique prefix of a flag, so commands written for an older SGLang
+    often abbreviate (``--speculative-draft`` for ``--speculative-draft-model-path``); a
+    later flag that starts the same way makes the abbreviation ambiguous.
+
+    :param prefix: the abbreviation as written (``"--speculative-draft"``).
+    :param candidates: the flags of the pinned release that start with it.
+    :returns: ``(flag, release)``: the one flag that started with ``prefix`` in the last
+        releases where only one did, and the first release after those in which two or
+        more did. ``None`` when a candidate is not in the history (its dates are unknown),
+        when no release had exactly one match, or when that flag is not a candidate today.
+    """
+    releases, present = _presence(history_file)
+    candidates = list(candidates)
+    if not releases or not candidates or any(c not in present for c in candidates):
+        return None
+    matching = [flag for flag in present if flag.startswith(prefix)]
+    counts = [[flag for flag in matching if i in present[flag]] for i in range(len(releases))]
+    for i in range(len(releases) - 2, -1, -1):
+        if len(counts[i]) == 1 and len(counts[i + 1]) >= 2:
+            flag = counts[i][0]
+            return (flag, releases[i + 1]) if flag in candidates else None
+    return None

@@ -58,6 +58,8 @@ LINKS = {
     "ngram": "ngram-howto",
     "standalone": "standalone-howto",
     "cuda-graph": "trouble-cuda-graph",
+    "example-values": "trouble-example-values",
+    "tree-limits": "tune-limits",
 }
 
 

@@ -295,6 +295,30 @@ def test_the_old_cuda_graph_flag_names_both_new_flags_and_the_release(checker):
         in shown.replace("`", "").lower()
 
 
+def test_an_old_draft_abbreviation_is_told_what_it_meant_as_the_python_check_says(checker):
+    from speccheck import history
+
+    shown = submit(checker, "python3 -m sglang.launch_server --model meta-llama/Llama-2-7b-chat-hf "
+                            "--speculative-algo EAGLE --speculative-draft lmsys/sglang-EAGLE-llama2-chat-7B "
+                            "--speculative-num-steps 5 --speculative-eagle-topk 8 --speculative-num-draft-tokens 64")
+    candidates = [f for f in json.loads(check_command_page.HISTORY_FILE.read_text())["flags"]
+                  if f.startswith("--speculative-draft")]
+    flag, release = history.former_meaning("--speculative-draft", candidates)
+    assert f"Until SGLang {release} only {flag} started this way" in shown.replace("`", "")
+
+
+def test_cuda_graphs_for_fewer_requests_than_the_server_runs_are_a_warning(checker):
+    # A tutorial's batch-2 CUDA graphs under the default request cap, and the same graphs with the cap at 2.
+    below, = [d for d in run_page(checker, [f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs-decode 2"])[0]
+              ["diagnostics"] if d["rule"] == "graph-below-cap"]
+    assert below["severity"] == "warning" and "without CUDA graphs" in below["message"]
+    assert below["link"].endswith("how-to/troubleshooting.html#trouble-example-values")
+    for fine in (f"{EAGLE3} --cuda-graph-max-bs-decode 2 --max-running-requests 2",
+                 f"{EAGLE3} --cuda-graph-max-bs-decode 64 --max-running-requests 64", f"{LLAMA} --cuda-graph-max-bs-decode 2"):
+        rules = {d["rule"] for d in run_page(checker, [f"python -m sglang.launch_server {fine}"])[0]["diagnostics"]}
+        assert "graph-below-cap" not in rules, fine
+
+
 def test_a_renamed_flag_links_to_its_own_line_of_the_flag_history(checker, html_dir):
     submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8")
     links = checker.locator("[data-out=results] a")

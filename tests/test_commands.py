@@ -420,6 +420,51 @@ SPEC_SERVER = [(e, ns) for e in REAL + SEEDED if (ns := _server_namespace(e["com
                and ns.speculative_algorithm]
 
 
+def test_an_ambiguous_abbreviation_names_what_it_meant_before_a_second_flag_started_that_way(tmp_path):
+    from speccheck import history
+
+    data = {"releases": ["0.1", "0.2", "0.3", "0.4"], "flags": {
+        "--draft-path": {"events": [{"release": "0.1", "change": "added"}]},
+        "--draft-revision": {"events": [{"release": "0.3", "change": "added"}]},
+        "--steps": {"events": [{"release": "0.1", "change": "added"}]},
+        "--steps-max": {"events": [{"release": "0.1", "change": "added"}]},
+        "--gone-a": {"events": [{"release": "0.1", "change": "added"}, {"release": "0.2", "change": "removed"}]},
+        "--gone-b": {"events": [{"release": "0.3", "change": "added"}]},
+        "--gone-c": {"events": [{"release": "0.4", "change": "added"}]}}}
+    path = tmp_path / "flag-history.json"
+    path.write_text(__import__("json").dumps(data))
+    history._presence.cache_clear()
+    try:
+        assert history.former_meaning("--draft", ["--draft-path", "--draft-revision"], path) == ("--draft-path", "0.3")
+        assert history.former_meaning("--step", ["--steps", "--steps-max"], path) is None  # never only one
+        assert history.former_meaning("--draft", ["--draft-path", "--draft-unknown"], path) is None  # dates unknown
+        # --gone-a alone in 0.1, nothing in 0.2, --gone-b alone in 0.3, two from 0.4: the later single one counts
+        assert history.former_meaning("--gone", ["--gone-b", "--gone-c"], path) == ("--gone-b", "0.4")
+    finally:
+        history._presence.cache_clear()
+
+
+def test_prose_may_name_an_abbreviation_older_releases_accepted_but_not_a_misspelt_flag():
+    from speccheck.check import check_inline_flags
+
+    text = "Old commands wrote `--speculative-draft`.\nThis one writes `--speculative-draftt`.\n"
+    assert [(d.line, d.flag) for d in check_inline_flags(text)] == [(2, "--speculative-draftt")]
+
+
+def test_the_eagle_announcement_command_is_told_which_flag_its_draft_abbreviation_meant():
+    # The command SGLang's EAGLE announcement gave (SafeAILab/EAGLE PR 173, January 2025), as readers paste it.
+    text = ("python3 -m sglang.launch_server --model meta-llama/Llama-2-7b-chat-hf --speculative-algo EAGLE "
+            "--speculative-draft lmsys/sglang-EAGLE-llama2-chat-7B --speculative-num-steps 5 "
+            "--speculative-eagle-topk 8 --speculative-num-draft-tokens 64 --mem-fraction 0.7")
+    found = [d for d in speccheck.check_command(text) if d.rule == "ambiguous-flag"]
+    assert [d.flag for d in found] == ["--speculative-draft"]
+    data = __import__("json").loads((ROOT / "speccheck" / "data" / "flag-history.json").read_text())
+    added = {f: e["events"][0]["release"] for f, e in data["flags"].items() if f.startswith("--speculative-draft")}
+    first, second = sorted(set(added.values()), key=data["releases"].index)[:2]
+    assert [f for f, r in added.items() if r == first] == ["--speculative-draft-model-path"]
+    assert f"until SGLang {second} only --speculative-draft-model-path started this way" in found[0].message
+
+
 @pytest.mark.parametrize("entry,ns", SPEC_SERVER, ids=[e["id"] for e, _ in SPEC_SERVER])
 def test_the_restated_rules_agree_with_sglangs_start_up_hook(entry, ns):
     """Re-stated rules (spec_rules.restated_problems) fire only where SGLang's own hook refuses."""

@@ -174,6 +174,36 @@
     return h && h.events.length ? h.events[h.events.length - 1] : null;
   }
 
+  // The flag an abbreviation that is ambiguous today stood for in older releases, and the
+  // release that made it ambiguous (speccheck/history.py::former_meaning, the same rule).
+  function releasesWith(flag) {
+    var rel = D.history.releases, at = {}, have = {}, since = null;
+    rel.forEach(function (r, i) { at[r] = i; });
+    var events = D.history.flags[flag].events.filter(function (e) { return at[e.release] !== undefined; })
+      .sort(function (a, b) { return at[a.release] - at[b.release]; });
+    function until(end) { for (var k = since; k < end; k++) have[k] = true; since = null; }
+    events.forEach(function (e) {
+      if (e.change === "added" && since === null) since = at[e.release];
+      else if (["renamed", "split", "removed"].indexOf(e.change) >= 0 && since !== null) until(at[e.release]);
+    });
+    if (since !== null) until(rel.length);
+    return have;
+  }
+  function formerMeaning(prefix, candidates) {
+    var rel = D.history.releases, flags = D.history.flags;
+    if (!rel.length || !candidates.length || candidates.some(function (c) { return !flags[c]; })) return null;
+    var present = {};
+    Object.keys(flags).forEach(function (f) { if (f.indexOf(prefix) === 0) present[f] = releasesWith(f); });
+    function at(i) { return Object.keys(present).filter(function (f) { return present[f][i]; }); }
+    for (var i = rel.length - 2; i >= 0; i--) {
+      var here = at(i);
+      if (here.length === 1 && at(i + 1).length >= 2) {
+        return candidates.indexOf(here[0]) >= 0 ? { flag: here[0], release: rel[i + 1] } : null;
+      }
+    }
+    return null;
+  }
+
   function levenshtein(a, b) {
     var prev = [], cur, i, j;
     for (j = 0; j <= b.length; j++) prev[j] = j;
@@ -250,10 +280,12 @@
       if (!o) {
         var matches = ALL_FLAGS.filter(function (f) { return f.indexOf(flag) === 0; });
         if (flag.indexOf("--") === 0 && matches.length > 1) {
-          var note = historyNote(flag).trim();
+          var note = historyNote(flag).trim(), former = note ? null : formerMeaning(flag, matches);
           err(flag, "ambiguous", (note ? "`" + flag + "`: " + note + " " : "`" + flag + "` is not a flag of SGLang " +
               D.version + ". ") + "SGLang " + D.version + "'s parser stops with \"ambiguous option\", because " +
-              "it could start " + codeList(matches) + ".", note ? "renamed" : "parser");
+              "it could start " + codeList(matches) + "." + (former ? " Until SGLang " + former.release + " only `" +
+              former.flag + "` started this way, so a command written for an older release means `" + former.flag +
+              "`: write that." : ""), note ? "renamed" : "parser");
           i = explicit === null ? skipValues(i) : i;
           continue;
         }
@@ -377,6 +409,17 @@
       add("info", "--max-running-requests", "request-cap", "request-cap",
           "`--max-running-requests` is not set: SGLang sets it to " + F.request_cap + " for speculative decoding.");
     }
+    // More requests may decode at once than the decode CUDA graphs were captured for: the larger
+    // batches run eagerly (decode_cuda_graph_runner.py: can_run_graph looks the batch size up among
+    // the captured sizes). With DP attention each rank runs a share, so that case is left alone.
+    var cap = given.max_running_requests ? ns.max_running_requests : (capped ? F.request_cap : null);
+    if (given.cuda_graph_max_bs_decode && cap && !dp && ns.cuda_graph_max_bs_decode < cap) {
+      add("warning", "--cuda-graph-max-bs-decode", "graph-below-cap", "example-values",
+          "`--cuda-graph-max-bs-decode " + ns.cuda_graph_max_bs_decode + "` is below the " + cap +
+          " requests the server may run at once: decode batches of more than " + ns.cuda_graph_max_bs_decode +
+          " requests run without CUDA graphs (the decode log shows `cuda graph: False`). Set it to the most " +
+          "requests you run at once, or leave it unset.");
+    }
     if (algo === "EAGLE" || algo === "EAGLE3" || algo === "STANDALONE") eagleFamily(ns, given, algo, dp, add, stated);
     else if (algo === "NGRAM") ngram(ns, given, dp, add);
     else if (algo === "DFLASH") dflash(ns, given, dp, add);
@@ -481,6 +524,19 @@
     if (trtllm) {
       add("error", "--speculative-eagle-topk", "trtllm-topk", "topk-backends", "The trtllm_mha attention backend supports " +
           "only `--speculative-eagle-topk 1` (got " + topk + ").");
+    }
+    // With top-k > 1 the draft proposes topk + (steps - 1) * topk^2 candidates and keeps the best
+    // draft tokens - 1 with torch.topk, which fails when asked for more (speccheck/check.py::too_few_candidates).
+    if (set.length === 3 && topk !== null && topk > 1 && ns.speculative_num_steps >= 1) {
+      var steps = ns.speculative_num_steps, tokens = ns.speculative_num_draft_tokens;
+      var proposed = topk + (steps - 1) * topk * topk;
+      if (tokens - 1 > proposed) {
+        add("error", "--speculative-num-draft-tokens", "too-few-candidates", "tree-limits",
+            "`--speculative-num-draft-tokens " + tokens + "` keeps the best " + (tokens - 1) + " draft candidates, but " +
+            steps + " step(s) with top-k " + topk + " propose only " + proposed + ": SGLang starts, then `torch.topk` " +
+            "fails when the draft first runs (CUDA-graph capture or the first request). Use at most " + (proposed + 1) +
+            " draft tokens.");
+      }
     }
     var rejection = !!ns.speculative_use_rejection_sampling ||
         (!!ns.speculative_use_block_verification && (algo === "EAGLE" || algo === "EAGLE3"));
