@@ -286,6 +286,12 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,
                         "--speculative-num-draft-tokens", "sglang/srt/speculative/eagle_utils.py::organize_draft_results"))
     for warning in outcome.warnings:
+        overridden = re.match(r"DFLASH only supports (speculative_num_steps|speculative_eagle_topk) == 1", warning)
+        if overridden:
+            flag = "--" + overridden.group(1).replace("_", "-")
+            out.append(make(cmd.line_of_flag(flag), WARNING, "dflash-overrides",
+                            f"DFLASH drafts one block per step: SGLang replaces {flag} by 1 (SGLang's warning: "
+                            f"{warning}); leave it out", flag, HOOK))
         if "adjusted to speculative_num_steps + 1" in warning and {
                 "speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps"} <= given:
             out.append(make(

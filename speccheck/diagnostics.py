@@ -35,6 +35,7 @@ SECTIONS: dict[str, str | None] = {
     "block-verification": "compat-rejection-sampling",
     "draft-window": "feature-combinations",
     "dflash": "dflash-howto",
+    "dflash-overrides": "dflash-howto",
     "dspark": "feature-combinations",
     "uno": "feature-combinations",
     "adaptive-steps": "tune-draft-tree",

@@ -319,6 +319,15 @@ def test_cuda_graphs_for_fewer_requests_than_the_server_runs_are_a_warning(check
         assert "graph-below-cap" not in rules, fine
 
 
+def test_dflash_tree_flags_that_sglang_replaces_are_a_warning_as_in_the_python_check(checker):
+    text = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm DFLASH "
+            "--speculative-draft-model-path z-lab/LLaMA3.1-8B-Instruct-DFlash-UltraChat --speculative-num-steps 3 "
+            "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    page = [(d["severity"], d["flag"]) for d in run_page(checker, [text])[0]["diagnostics"] if d["rule"] == "dflash-overrides"]
+    python = [(d.severity, d.flag) for d in speccheck.check_command(text) if d.rule == "dflash-overrides"]
+    assert page == python == [("warning", "--speculative-num-steps")]
+
+
 def test_a_renamed_flag_links_to_its_own_line_of_the_flag_history(checker, html_dir):
     submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8")
     links = checker.locator("[data-out=results] a")

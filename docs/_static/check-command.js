@@ -635,6 +635,15 @@
     if ((ns.pp_size || 1) !== 1) {
       add("error", "--pp-size", "dflash-pp", "dflash", "DFLASH supports only `--pp-size 1`.");
     }
+    // _handle_dflash (speculative_hook.py) replaces other values by 1 and logs a warning.
+    [["speculative_num_steps", "--speculative-num-steps"], ["speculative_eagle_topk", "--speculative-eagle-topk"]]
+      .forEach(function (knob) {
+        if (given[knob[0]] && ns[knob[0]] !== 1) {
+          add("warning", knob[1], "dflash-overrides", "dflash", "DFLASH drafts one block per step: SGLang replaces `" +
+              knob[1] + " " + ns[knob[0]] + "` by 1 and logs a warning. Leave it out; the block size (`--speculative-num-draft-tokens`) " +
+              "is what DFLASH uses.");
+        }
+      });
   }
 
   function dspark(ns, given, dp, add) {
