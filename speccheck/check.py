@@ -286,6 +286,10 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,
                         "--speculative-num-draft-tokens", "sglang/srt/speculative/eagle_utils.py::organize_draft_results"))
     for warning in outcome.warnings:
+        if warning.startswith("speculative_adaptive disabled:"):
+            out.append(make(cmd.line_of_flag("--speculative-adaptive"), WARNING, "adaptive-disabled",
+                            f"--speculative-adaptive is switched off at start-up and the static tree is used "
+                            f"(SGLang's warning: {warning})", "--speculative-adaptive", HOOK))
         overridden = re.match(r"DFLASH only supports (speculative_num_steps|speculative_eagle_topk) == 1", warning)
         if overridden:
             flag = "--" + overridden.group(1).replace("_", "-")

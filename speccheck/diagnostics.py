@@ -39,6 +39,7 @@ SECTIONS: dict[str, str | None] = {
     "dspark": "feature-combinations",
     "uno": "feature-combinations",
     "adaptive-steps": "tune-draft-tree",
+    "adaptive-disabled": "tune-chain-vs-tree",
     "too-few-candidates": "tune-limits",
     "ngram-corpus": "ngram-howto",
     "startup-error": "error-messages",

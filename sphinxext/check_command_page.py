@@ -60,6 +60,7 @@ LINKS = {
     "cuda-graph": "trouble-cuda-graph",
     "example-values": "trouble-example-values",
     "tree-limits": "tune-limits",
+    "adaptive": "tune-chain-vs-tree",
 }
 
 

@@ -328,6 +328,15 @@ def test_dflash_tree_flags_that_sglang_replaces_are_a_warning_as_in_the_python_c
     assert page == python == [("warning", "--speculative-num-steps")]
 
 
+def test_adaptive_mode_that_sglang_switches_off_is_a_warning_as_in_the_python_check(checker):
+    base = f"python -m sglang.launch_server {EAGLE3} --speculative-adaptive"
+    for extra, expected in (("--tp-size 2 --attn-dp-size 2", [("warning", "--speculative-adaptive")]), ("", [])):
+        text = f"{base} {extra}"
+        page = [(d["severity"], d["flag"]) for d in run_page(checker, [text])[0]["diagnostics"] if d["rule"] == "adaptive-disabled"]
+        python = [(d.severity, d.flag) for d in speccheck.check_command(text) if d.rule == "adaptive-disabled"]
+        assert page == python == expected, text
+
+
 def test_a_renamed_flag_links_to_its_own_line_of_the_flag_history(checker, html_dir):
     submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8")
     links = checker.locator("[data-out=results] a")

@@ -420,12 +420,31 @@
           " requests run without CUDA graphs (the decode log shows `cuda graph: False`). Set it to the most " +
           "requests you run at once, or leave it unset.");
     }
+    // _maybe_disable_adaptive (speculative_hook.py, adaptive_unsupported_reason): adaptive mode is switched
+    // off with a warning, and the static tree is used, for these cases.
+    if (ns.speculative_adaptive) {
+      var why = adaptiveOffReason(algo, ns, given, dp);
+      if (why) {
+        add("warning", "--speculative-adaptive", "adaptive-disabled", "adaptive",
+            "`--speculative-adaptive` is switched off at start-up with a warning: " + why +
+            ". The server runs the static tree instead.");
+      }
+    }
     if (algo === "EAGLE" || algo === "EAGLE3" || algo === "STANDALONE") eagleFamily(ns, given, algo, dp, add, stated);
     else if (algo === "NGRAM") ngram(ns, given, dp, add);
     else if (algo === "DFLASH") dflash(ns, given, dp, add);
     else if (algo === "DSPARK") dspark(ns, given, dp, add);
     else if (algo === "UNO") uno(ns, given, dp, add);
     return out;
+  }
+
+  // Why SGLang switches --speculative-adaptive off (adaptive_spec_params.py: adaptive_unsupported_reason),
+  // or null when adaptive mode runs.
+  function adaptiveOffReason(algo, ns, given, dp) {
+    if (["EAGLE", "EAGLE3"].indexOf(algo) < 0) return "it supports only EAGLE, EAGLE3 and NEXTN, not " + algo;
+    if (given.speculative_eagle_topk && ns.speculative_eagle_topk !== 1) return "it supports only `--speculative-eagle-topk 1`";
+    if (dp) return "it does not run with DP attention (" + dp + ")";
+    return null;
   }
 
   // DP attention as SGLang resolves it: --attn-dp-size > 1, or the deprecated
@@ -487,7 +506,7 @@
     var knobs = ["speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"];
     var flags = ["--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens"];
     var set = flags.filter(function (f, k) { return ns[knobs[k]] !== null && ns[knobs[k]] !== undefined; });
-    var adaptive = !!ns.speculative_adaptive;
+    var adaptive = !!ns.speculative_adaptive && !adaptiveOffReason(algo, ns, given, dp);
     var partial = set.length > 0 && set.length < 3 && !adaptive;
     if (partial) {
       var missing = flags.filter(function (f) { return set.indexOf(f) < 0; });
