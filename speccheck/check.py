@@ -286,6 +286,11 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,
                         "--speculative-num-draft-tokens", "sglang/srt/speculative/eagle_utils.py::organize_draft_results"))
     for warning in outcome.warnings:
+        if warning.startswith("Non-overlap (synchronous) spec v2") and "disable_overlap_schedule" in given:
+            out.append(make(cmd.line_of_flag("--disable-overlap-schedule"), WARNING, "overlap-off",
+                            "--disable-overlap-schedule makes the speculative worker run synchronously, which is "
+                            f"slower; every built-in algorithm runs with the overlap scheduler (SGLang's warning: {warning})",
+                            "--disable-overlap-schedule", HOOK))
         if warning.startswith("speculative_adaptive disabled:"):
             out.append(make(cmd.line_of_flag("--speculative-adaptive"), WARNING, "adaptive-disabled",
                             f"--speculative-adaptive is switched off at start-up and the static tree is used "

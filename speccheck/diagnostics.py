@@ -40,6 +40,7 @@ SECTIONS: dict[str, str | None] = {
     "uno": "feature-combinations",
     "adaptive-steps": "tune-draft-tree",
     "adaptive-disabled": "tune-chain-vs-tree",
+    "overlap-off": "compat-overlap",
     "too-few-candidates": "tune-limits",
     "ngram-corpus": "ngram-howto",
     "startup-error": "error-messages",

@@ -61,6 +61,7 @@ LINKS = {
     "example-values": "trouble-example-values",
     "tree-limits": "tune-limits",
     "adaptive": "tune-chain-vs-tree",
+    "overlap": "compat-overlap",
 }
 
 

@@ -337,6 +337,13 @@ def test_adaptive_mode_that_sglang_switches_off_is_a_warning_as_in_the_python_ch
         assert page == python == expected, text
 
 
+def test_the_overlap_scheduler_switched_off_is_a_warning_as_in_the_python_check(checker):
+    text = f"python -m sglang.launch_server {EAGLE3} --disable-overlap-schedule"
+    page = [(d["severity"], d["flag"]) for d in run_page(checker, [text])[0]["diagnostics"] if d["rule"] == "overlap-off"]
+    python = [(d.severity, d.flag) for d in speccheck.check_command(text) if d.rule == "overlap-off"]
+    assert page == python == [("warning", "--disable-overlap-schedule")]
+
+
 def test_a_renamed_flag_links_to_its_own_line_of_the_flag_history(checker, html_dir):
     submit(checker, f"python -m sglang.launch_server {EAGLE3} --cuda-graph-max-bs 8")
     links = checker.locator("[data-out=results] a")

@@ -310,11 +310,12 @@ def fake_export(folder: Path, *, d2t_ids=(1, 3, 5, 7), extra=None, config_change
     return folder
 
 
-def run_check(tmp_path: Path, draft: Path) -> subprocess.CompletedProcess:
+def run_check(tmp_path: Path, draft: Path, target_changes=None) -> subprocess.CompletedProcess:
     script = tmp_path / "check_export.py"
     script.write_text(check_script(), encoding="utf-8")
     target = tmp_path / "target-config.json"
-    target.write_text(json.dumps({"hidden_size": HIDDEN, "vocab_size": VOCAB, "num_hidden_layers": 8}))
+    target.write_text(json.dumps({"hidden_size": HIDDEN, "vocab_size": VOCAB, "num_hidden_layers": 8,
+                                  **(target_changes or {})}))
     return subprocess.run([sys.executable, str(script), str(draft), str(target)],
                           capture_output=True, text=True, timeout=60)
 
@@ -339,3 +340,13 @@ def test_export_check_script_fails_a_broken_export_naming_the_problem(tmp_path, 
     assert proc.returncode == 1, proc.stdout + proc.stderr
     failures = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
     assert any(complaint in line for line in failures), proc.stdout
+
+
+def test_export_check_takes_boundary_ids_up_to_the_layer_count_only_for_gpt_oss(tmp_path):
+    # 0.5.23 reads GPT-OSS ids whose largest equals the layer count as block boundaries
+    # (spec_aux_hidden_state.py, draft-checkpoint-format.md); other targets would capture past their last layer.
+    boundary = {"config_changes": {"eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 5, 8]}}}
+    llama = run_check(tmp_path, fake_export(tmp_path / "llama", **boundary))
+    gpt_oss = run_check(tmp_path, fake_export(tmp_path / "gpt-oss", **boundary), {"architectures": ["GptOssForCausalLM"]})
+    assert llama.returncode == 1 and "FAIL  captured layers [2, 5, 8]" in llama.stdout
+    assert gpt_oss.returncode == 0, gpt_oss.stdout

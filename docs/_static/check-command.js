@@ -481,6 +481,12 @@
   }
 
   function eagleFamily(ns, given, algo, dp, add, stated) {
+    // _handle_eagle_family: "Non-overlap (synchronous) spec v2 is used ..." when the overlap scheduler is off.
+    if (given.disable_overlap_schedule && ns.disable_overlap_schedule) {
+      add("warning", "--disable-overlap-schedule", "overlap-off", "overlap", "`--disable-overlap-schedule` makes the " +
+          "speculative worker run synchronously, which is slower; every built-in algorithm runs with the overlap " +
+          "scheduler. Leave it out unless you need it for something else.");
+    }
     var arch = stated || (given.model_path ? F.architectures[ns.model_path] : undefined);
     if (algo === "STANDALONE" && dp) {
       add("error", dp, "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
