@@ -296,3 +296,22 @@ def test_known_issues_lists_every_report_that_still_applies(html_dir):
                      if entry["status"] == "still-applies" and entry["symptom"] in BUG_SYMPTOMS
                      and entry["url"] not in listed)
     assert not missing, f"reports that still apply but are not on known-issues: {missing}"
+
+
+def test_each_known_issue_row_states_the_status_its_reports_have_in_the_corpus(html_dir):
+    """A row's Status column says what the corpus records for at least one report it links: a row
+    saying "still applies" needs a report whose status was settled in the pinned source."""
+    soup = BeautifulSoup((html_dir / "reference" / "known-issues.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    status = {entry["url"]: entry["status"] for _, entry in corpus()}
+    words = {"still applies": "still-applies", "not verified": "not-verified"}
+    wrong = []
+    for row in (soup.find("main") or soup).find_all("tr"):
+        cells = row.find_all("td")
+        if not cells or cells[-1].get_text(" ", strip=True) not in words:
+            continue
+        said = words[cells[-1].get_text(" ", strip=True)]
+        linked = {status.get(url) for url in thread_links(row)}
+        if said not in linked:
+            wrong.append((cells[0].get_text(" ", strip=True)[:60], said, sorted(map(str, linked))))
+    assert not wrong, f"rows whose status no linked report has in the corpus: {wrong}"
