@@ -343,7 +343,7 @@ def test_export_check_script_fails_a_broken_export_naming_the_problem(tmp_path, 
 
 
 def test_export_check_takes_boundary_ids_up_to_the_layer_count_only_for_gpt_oss(tmp_path):
-    # 0.5.23 reads GPT-OSS ids whose largest equals the layer count as block boundaries
+    # The pinned SGLang reads GPT-OSS ids whose largest equals the layer count as block boundaries
     # (spec_aux_hidden_state.py, draft-checkpoint-format.md); other targets would capture past their last layer.
     boundary = {"config_changes": {"eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 5, 8]}}}
     llama = run_check(tmp_path, fake_export(tmp_path / "llama", **boundary))
