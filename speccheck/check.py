@@ -137,6 +137,22 @@ HOOK_RULES: list[tuple[str, str, str | tuple[str, ...]]] = [
 ]
 
 
+# Start-up warnings of the pinned release that mean a flag as written does not do what it seems to:
+# (pattern on SGLang's warning, the flag it is about, message). For ``None`` the pattern's group
+# "dest" names the flag. A warning counts only when the command wrote that flag (CPU servers turn
+# the overlap scheduler off by themselves, for example). Source: speculative_hook.py
+# (_handle_eagle_family, _maybe_disable_adaptive, _handle_dflash).
+HOOK_WARNINGS = [
+    (r"Non-overlap \(synchronous\) spec v2", "--disable-overlap-schedule", "overlap-off",
+     "{flag} makes the speculative worker run synchronously, which is slower; every built-in algorithm "
+     "runs with the overlap scheduler"),
+    (r"speculative_adaptive disabled:", "--speculative-adaptive", "adaptive-disabled",
+     "{flag} is switched off at start-up and the static tree is used"),
+    (r"DFLASH only supports (?P<dest>speculative_num_steps|speculative_eagle_topk) == 1", None, "dflash-overrides",
+     "DFLASH drafts one block per step: SGLang replaces {flag} by 1; leave it out"),
+]
+
+
 def _argparse_diagnostic(cmd: Command, problem: ArgProblem, program: str, known: Iterable[str] = ()) -> Diagnostic:
     """A parser problem as a diagnostic; renamed, split and removed flags name the replacement and release.
 
@@ -286,21 +302,12 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,
                         "--speculative-num-draft-tokens", "sglang/srt/speculative/eagle_utils.py::organize_draft_results"))
     for warning in outcome.warnings:
-        if warning.startswith("Non-overlap (synchronous) spec v2") and "disable_overlap_schedule" in given:
-            out.append(make(cmd.line_of_flag("--disable-overlap-schedule"), WARNING, "overlap-off",
-                            "--disable-overlap-schedule makes the speculative worker run synchronously, which is "
-                            f"slower; every built-in algorithm runs with the overlap scheduler (SGLang's warning: {warning})",
-                            "--disable-overlap-schedule", HOOK))
-        if warning.startswith("speculative_adaptive disabled:"):
-            out.append(make(cmd.line_of_flag("--speculative-adaptive"), WARNING, "adaptive-disabled",
-                            f"--speculative-adaptive is switched off at start-up and the static tree is used "
-                            f"(SGLang's warning: {warning})", "--speculative-adaptive", HOOK))
-        overridden = re.match(r"DFLASH only supports (speculative_num_steps|speculative_eagle_topk) == 1", warning)
-        if overridden:
-            flag = "--" + overridden.group(1).replace("_", "-")
-            out.append(make(cmd.line_of_flag(flag), WARNING, "dflash-overrides",
-                            f"DFLASH drafts one block per step: SGLang replaces {flag} by 1 (SGLang's warning: "
-                            f"{warning}); leave it out", flag, HOOK))
+        for pattern, flag, rule, text in HOOK_WARNINGS:
+            found = re.match(pattern, warning)
+            flag = flag or (found and "--" + found.group("dest").replace("_", "-"))
+            if found and flag[2:].replace("-", "_") in given:
+                out.append(make(cmd.line_of_flag(flag), WARNING, rule,
+                                f"{text.format(flag=flag)} (SGLang's warning: {warning})", flag, HOOK))
         if "adjusted to speculative_num_steps + 1" in warning and {
                 "speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps"} <= given:
             out.append(make(

@@ -129,3 +129,26 @@ def former_meaning(prefix: str, candidates, history_file: Path = HISTORY_FILE) -
             flag = counts[i][0]
             return (flag, releases[i + 1]) if flag in candidates else None
     return None
+
+
+def former_abbreviations(known, history_file: Path = HISTORY_FILE) -> dict[str, tuple[str, str]]:
+    """Every abbreviation that is ambiguous among ``known`` flags and once stood for one flag.
+
+    The page's checker reads this table instead of repeating :func:`former_meaning` in
+    JavaScript. Only prefixes of flags in the history can qualify: a prefix that once
+    matched exactly one flag is a prefix of that flag.
+
+    :param known: the option strings of the pinned parser.
+    :returns: ``{prefix: (flag, release)}`` as :func:`former_meaning` gives them.
+    """
+    known = set(known)
+    out = {}
+    for flag in _presence(history_file)[1]:
+        for end in range(len("--") + 1, len(flag)):
+            prefix = flag[:end]
+            if prefix in out or prefix in known:
+                continue
+            candidates = [k for k in known if k.startswith(prefix)]
+            if len(candidates) > 1 and (found := former_meaning(prefix, candidates, history_file)):
+                out[prefix] = found
+    return out

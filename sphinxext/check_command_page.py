@@ -30,6 +30,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from speccheck import history as speccheck_history
 from speccheck import sglang_args, spec_rules
 from speccheck.pinned import checker_digest
 
@@ -215,7 +216,9 @@ def page_data(links: dict[str, str]) -> dict:
             **source_extras(),
         },
         "history": {"releases": history.get("releases", []), "flags": history.get("flags", {}),
-                    "env": history.get("env", {})},
+                    "env": history.get("env", {}),
+                    "former": {prefix: list(found) for prefix, found in
+                               speccheck_history.former_abbreviations(loaded.parser._option_string_actions).items()}},
         "links": links,
     }
 

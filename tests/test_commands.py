@@ -440,6 +440,9 @@ def test_an_ambiguous_abbreviation_names_what_it_meant_before_a_second_flag_star
         assert history.former_meaning("--draft", ["--draft-path", "--draft-unknown"], path) is None  # dates unknown
         # --gone-a alone in 0.1, nothing in 0.2, --gone-b alone in 0.3, two from 0.4: the later single one counts
         assert history.former_meaning("--gone", ["--gone-b", "--gone-c"], path) == ("--gone-b", "0.4")
+        # The page's table: every ambiguous prefix with a former meaning, and nothing else.
+        table = history.former_abbreviations(["--draft-path", "--draft-revision", "--steps", "--steps-max"], path)
+        assert table == {p: ("--draft-path", "0.3") for p in ("--d", "--dr", "--dra", "--draf", "--draft", "--draft-")}
     finally:
         history._presence.cache_clear()
 

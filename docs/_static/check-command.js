@@ -174,36 +174,6 @@
     return h && h.events.length ? h.events[h.events.length - 1] : null;
   }
 
-  // The flag an abbreviation that is ambiguous today stood for in older releases, and the
-  // release that made it ambiguous (speccheck/history.py::former_meaning, the same rule).
-  function releasesWith(flag) {
-    var rel = D.history.releases, at = {}, have = {}, since = null;
-    rel.forEach(function (r, i) { at[r] = i; });
-    var events = D.history.flags[flag].events.filter(function (e) { return at[e.release] !== undefined; })
-      .sort(function (a, b) { return at[a.release] - at[b.release]; });
-    function until(end) { for (var k = since; k < end; k++) have[k] = true; since = null; }
-    events.forEach(function (e) {
-      if (e.change === "added" && since === null) since = at[e.release];
-      else if (["renamed", "split", "removed"].indexOf(e.change) >= 0 && since !== null) until(at[e.release]);
-    });
-    if (since !== null) until(rel.length);
-    return have;
-  }
-  function formerMeaning(prefix, candidates) {
-    var rel = D.history.releases, flags = D.history.flags;
-    if (!rel.length || !candidates.length || candidates.some(function (c) { return !flags[c]; })) return null;
-    var present = {};
-    Object.keys(flags).forEach(function (f) { if (f.indexOf(prefix) === 0) present[f] = releasesWith(f); });
-    function at(i) { return Object.keys(present).filter(function (f) { return present[f][i]; }); }
-    for (var i = rel.length - 2; i >= 0; i--) {
-      var here = at(i);
-      if (here.length === 1 && at(i + 1).length >= 2) {
-        return candidates.indexOf(here[0]) >= 0 ? { flag: here[0], release: rel[i + 1] } : null;
-      }
-    }
-    return null;
-  }
-
   function levenshtein(a, b) {
     var prev = [], cur, i, j;
     for (j = 0; j <= b.length; j++) prev[j] = j;
@@ -280,11 +250,12 @@
       if (!o) {
         var matches = ALL_FLAGS.filter(function (f) { return f.indexOf(flag) === 0; });
         if (flag.indexOf("--") === 0 && matches.length > 1) {
-          var note = historyNote(flag).trim(), former = note ? null : formerMeaning(flag, matches);
+          // speccheck/history.py::former_abbreviations, computed at build time: [flag, release].
+          var note = historyNote(flag).trim(), former = note ? null : (D.history.former || {})[flag];
           err(flag, "ambiguous", (note ? "`" + flag + "`: " + note + " " : "`" + flag + "` is not a flag of SGLang " +
               D.version + ". ") + "SGLang " + D.version + "'s parser stops with \"ambiguous option\", because " +
-              "it could start " + codeList(matches) + "." + (former ? " Until SGLang " + former.release + " only `" +
-              former.flag + "` started this way, so a command written for an older release means `" + former.flag +
+              "it could start " + codeList(matches) + "." + (former ? " Until SGLang " + former[1] + " only `" +
+              former[0] + "` started this way, so a command written for an older release means `" + former[0] +
               "`: write that." : ""), note ? "renamed" : "parser");
           i = explicit === null ? skipValues(i) : i;
           continue;
