@@ -38,6 +38,7 @@ import importlib.util
 import os
 import pickle
 import re
+import traceback
 from collections.abc import Iterable
 from dataclasses import astuple
 from pathlib import Path
@@ -45,8 +46,8 @@ from pathlib import Path
 from pyflakes import checker as pyflakes_checker
 from pyflakes import messages as pyflakes_messages
 
-from speccheck import history, sglang_args, spec_rules, specforge_args, startup
-from speccheck.diagnostics import ERROR, WARNING, Diagnostic, make
+from speccheck import history, sglang_args, shell, spec_rules, specforge_args, startup
+from speccheck.diagnostics import ERROR, UNDECIDED, WARNING, Diagnostic, make
 from speccheck.parse import ArgProblem, Parsed, other_stand_in, parse, sglang_argv
 from speccheck.pinned import PINNED, checker_digest
 from speccheck.shell import (
@@ -230,9 +231,23 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
            for p in parsed.problems]
     if parsed.failed or parsed.namespace is None:
         return out
-    if parsed.unresolved or has_config:
-        # An expansion, or a config file SGLang merges before parsing (prepare_server_args), may set
-        # any flag: the start-up rules cannot be applied.
+    if has_config:
+        # A config file SGLang merges before parsing (prepare_server_args) may set any flag: the
+        # start-up rules cannot be applied.
+        config = _value_of(words, "--config") or "the file"
+        out.append(make(cmd.line_of_flag("--config"), UNDECIDED, "undecided-file",
+                        f"SGLang reads {config} (--config) before it parses the command, and the file may set any "
+                        "flag; this check cannot read your files, so the start-up checks were not run",
+                        "--config", "sglang/srt/server_args.py::prepare_server_args"))
+        return out
+    if parsed.unresolved:
+        # An expansion may hold any flags: the start-up rules cannot be applied.
+        shown = " ".join(dict.fromkeys(parsed.unresolved))
+        out.append(make(_line_of_word(cmd, parsed.unresolved[0]),
+                        UNDECIDED, "undecided-expansion",
+                        f"{_short(shown, 80)} expands to words this check cannot see (a shell array, a command's "
+                        "output or a variable where flags would stand); the flags written around it were checked, "
+                        "SGLang's start-up checks were not run"))
         return out
     ns, given = parsed.namespace, parsed.given
     algo = (ns.speculative_algorithm or "") if "speculative_algorithm" in given else ""
@@ -281,8 +296,24 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
         variant = argparse.Namespace(**vars(ns))
         for dest, action in parsed.variables.items():
             setattr(variant, dest, other_stand_in(action))
-        if not startup.run(variant, arch or "UnknownForCausalLM", None, cmd.env).error:
+        other = startup.run(variant, arch or "UnknownForCausalLM", None, cmd.env)
+        if not other.error:
+            if other.decided:
+                # Refused with one value of the variable, accepted with another: SGLang's verdict
+                # depends on what the variable holds on the reader's machine.
+                flags = [f for f, a in sglang_args.pinned_parser().parser._option_string_actions.items()
+                         if a.dest in parsed.variables and f.startswith("--") and f in cmd.read]
+                shown = ", ".join(f"{f} {_value_of(cmd.args, f)}" for f in flags) or "a variable"
+                out.append(make(cmd.line_of_flag(flags[0] if flags else None), UNDECIDED, "undecided-expansion",
+                                f"SGLang {loaded.version} refuses it at start-up for some values of {shown} and "
+                                f"accepts it for others ({_short(outcome.error, 160)}); the value is not on the "
+                                "page, so the check cannot say which", flags[0] if flags else None, HOOK))
+                return out
             outcome.error = None
+            outcome.reads, outcome.crash, outcome.undecided = other.reads, other.crash, other.undecided
+    if not outcome.decided:
+        out.append(_undecided_startup(cmd, ns, parsed, outcome, loaded.version))
+        return out
     if outcome.error:
         first = _hook_diagnostic(cmd, outcome.error, loaded.version)
         out.append(first)
@@ -316,6 +347,51 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
                 f"{ns.speculative_num_draft_tokens} by --speculative-num-steps + 1 = {ns.speculative_num_steps + 1} "
                 "(SGLang's warning: " + warning + "): write that value", "--speculative-num-draft-tokens", HOOK))
     return out
+
+
+def _value_of(words: list[str], flag: str) -> str | None:
+    """The value written after ``flag`` (``flag VALUE`` or ``flag=VALUE``) in ``words``, or ``None``."""
+    for k, word in enumerate(words):
+        if word.startswith(flag + "="):
+            return word.partition("=")[2]
+        if word == flag and k + 1 < len(words):
+            return words[k + 1]
+    return None
+
+
+def _line_of_word(cmd: Command, word: str) -> int:
+    """The line where ``word`` is written (the command's first line if nowhere)."""
+    return next((number for number, text in cmd.physical if word in text), cmd.line)
+
+
+def _undecided_startup(cmd: Command, ns, parsed: Parsed, outcome: startup.Outcome, version: str) -> Diagnostic:
+    """The "cannot be decided here" diagnostic of a start-up run that did not reach a verdict.
+
+    :param outcome: an outcome whose :attr:`startup.Outcome.decided` is false.
+    """
+    if outcome.reads is not None:
+        # The flag whose value is that path; a path SGLang read from a stand-in is the variable's.
+        dest = next((d for d, v in sorted(vars(ns).items()) if isinstance(v, str) and v == outcome.reads
+                     and d in parsed.given | set(parsed.variables)), None)
+        action = sglang_args.pinned_parser().parser._option_string_actions
+        flag = next((f for f, a in action.items() if a.dest == dest and f.startswith("--")), None) if dest else None
+        written = _value_of(cmd.args, flag) if flag else None
+        if written is not None and shell.VARIABLE_RE.search(written):
+            what = f"the file {written} names"
+        else:
+            what = f"the local file {written if written is not None else outcome.reads}"
+        named = f" ({flag})" if flag else ""
+        return make(cmd.line_of_flag(flag), UNDECIDED, "undecided-file",
+                    f"SGLang {version} reads {what}{named} at start-up: the file is on your machine and this "
+                    "check cannot read it, so it cannot say whether SGLang accepts the command", flag, HOOK)
+    if outcome.crash is not None:
+        return make(cmd.line, UNDECIDED, "undecided-startup",
+                    f"SGLang {version}'s start-up code raised an exception this check does not expect: "
+                    f"{_short(outcome.crash)}; the check cannot say whether SGLang accepts the command", None, HOOK)
+    return make(cmd.line, UNDECIDED, "undecided-startup",
+                f"SGLang {version}'s start-up code needs something this check does not have "
+                f"({_short(outcome.undecided or '')}), so it cannot say whether SGLang accepts the command", None,
+                HOOK)
 
 
 def too_few_candidates(ns, algo: str) -> str | None:
@@ -453,7 +529,26 @@ def check_command(text: str) -> list[Diagnostic]:
         return [make(1, ERROR, "not-a-command",
                      "no SGLang or SpecForge command found (looked for `python -m sglang...`, `sglang serve`, "
                      f"`specforge ...`) in: `{_short(' '.join(text.split()))}`")]
-    return sorted((d for cmd in commands for d in check_one(cmd, block)), key=lambda d: d.line)
+    return sorted((d for cmd in commands for d in _check_safely(cmd, block)), key=lambda d: d.line)
+
+
+def _check_safely(cmd: Command, block: Block | None) -> list[Diagnostic]:
+    """:func:`check_one`, with an exception of the check itself turned into a ``check-failed`` diagnostic
+    (naming the exception and where it was raised), so that the other commands are still checked.
+
+    :raises sglang_args.SGLangParserError: a pinned parser cannot be built (no command can be checked).
+    """
+    try:
+        return check_one(cmd, block)
+    except sglang_args.SGLangParserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as a diagnostic, never a traceback
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+        text = " ".join(str(exc).split())
+        return [make(cmd.line, UNDECIDED, "check-failed",
+                     f"the check itself failed on this command ({type(exc).__name__}{': ' + _short(text, 160) if text else ''} "
+                     f"at {where}), so it cannot say whether SGLang accepts it; please report it with the command")]
 
 
 def check_python(block: Block) -> list[Diagnostic]:
@@ -490,7 +585,7 @@ def check_block(block: Block) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     commands = find_commands(block)
     for cmd in commands:
-        found = check_one(cmd, block)
+        found = _check_safely(cmd, block)
         if block.expect_fail:
             if not any(d.severity == ERROR for d in found):
                 out.append(make(cmd.line, ERROR, "expect-fail-passes",
@@ -610,7 +705,11 @@ class ResultCache:
     def misses(self, text: str, suffix: str) -> bool:
         """Whether checking ``text`` would need the parsers: a block not in the cache, or inline flags
         while the parser's option strings are not."""
-        if needs_parsers(text) and any(self.get(b) is None for b in source_blocks(text, suffix)):
+        try:
+            blocks = source_blocks(text, suffix)
+        except ValueError:  # not readable as its kind of file: checking it reports that
+            return True
+        if needs_parsers(text) and any(self.get(b) is None for b in blocks):
             return True
         return suffix in (".md", ".myst") and self.flags is None and bool(INLINE_SPEC_FLAG.search(text))
 
@@ -640,7 +739,12 @@ def located(text: str, suffix: str, cache: ResultCache | None = None) -> list[tu
 
     :param cache: diagnostics of blocks checked before (:class:`ResultCache`), or ``None``.
     """
-    found = [(b.cell, d) for b in source_blocks(text, suffix) for d in _checked(b, cache)]
+    try:
+        blocks = source_blocks(text, suffix)
+    except ValueError as exc:  # a notebook that is not JSON
+        return [(None, make(getattr(exc, "lineno", 1) or 1, ERROR, "unreadable-command",
+                            f"the file cannot be read as {suffix or 'text'}: {' '.join(str(exc).split())}"))]
+    found = [(b.cell, d) for b in blocks for d in _checked(b, cache)]
     found += [(None, d) for d in check_inline_flags(text, cache)] if suffix in (".md", ".myst") else []
     return sorted(found, key=lambda cd: (cd[0] or 0, cd[1].line))
 

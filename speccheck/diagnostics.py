@@ -6,6 +6,11 @@ from dataclasses import dataclass, replace
 
 ERROR = "error"
 WARNING = "warning"
+# The check cannot give SGLang's verdict here: the command names a file on the reader's machine,
+# a value comes from an expansion the check cannot see, or SGLang's start-up code needs what the
+# check does not have (an exception it does not expect). Neither a fault nor a pass.
+UNDECIDED = "undecided"
+SEVERITIES = (ERROR, WARNING, UNDECIDED)
 
 # rule id -> Sphinx label of the guide section that explains it (None: no section).
 # The labels are defined on the guide's pages (docs/); tests/test_commands.py checks
@@ -51,6 +56,11 @@ SECTIONS: dict[str, str | None] = {
     "python-undefined-name": None,
     "expect-fail-passes": "contributing-command-check",
     "inline-flag": "server-arguments",
+    # Severity "undecided": cannot be decided here (reference/check-a-command.md explains each).
+    "undecided-file": "check-a-command-undecided",
+    "undecided-expansion": "check-a-command-undecided",
+    "undecided-startup": "check-a-command-undecided",
+    "check-failed": "check-a-command-undecided",
 }
 
 
@@ -63,7 +73,9 @@ class Diagnostic:
         starts with ``cell N:``).
     :ivar severity: ``"error"`` when the pinned release refuses the command (its parser or its
         start-up code raises), ``"warning"`` when it would run but the guide forbids the spelling
-        (abbreviated or deprecated flags, values SGLang silently replaces, a model it cannot place).
+        (abbreviated or deprecated flags, values SGLang silently replaces, a model it cannot place),
+        ``"undecided"`` when the check cannot give SGLang's verdict here (a local file SGLang reads
+        at start-up, an expansion it cannot see, an exception from SGLang's code it does not expect).
     :ivar rule: a stable id (keys of :data:`SECTIONS`), e.g. ``"unknown-flag"``.
     :ivar flag: the flag the problem is about, when there is one.
     :ivar message: what is wrong, in one sentence or two.

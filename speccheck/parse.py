@@ -133,6 +133,14 @@ def _prepare(parser: argparse.ArgumentParser, args: list[str], parsed: Parsed) -
             out.append(word)
         elif eq:
             out.append(f"{flag}={stand_in(action)}" if VARIABLE_RE.search(value) else word)
+        elif i < len(args) and MANY_WORDS_RE.match(args[i]):
+            # A value from an expansion the page does not resolve ("${bs[@]}", "$@"): it may be one
+            # value or several, and more flags after them. The value is a stand-in; the rest unknown.
+            parsed.unresolved.append(args[i])
+            i += 1
+            out += [flag, stand_in(action)]
+            parsed.variables[action.dest] = action
+            continue
         elif i < len(args) and not (args[i].startswith("--") or MANY_WORDS_RE.match(args[i])):
             value = args[i]
             i += 1

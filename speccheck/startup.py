@@ -27,18 +27,30 @@ The modules are loaded once with :mod:`speccheck.sglang_args`'s loader (real
 source, stand-ins for what needs torch) and put back into :data:`sys.modules`
 only while the hook runs. A stand-in reached while the hook runs means the
 verdict needs something not stubbed here: :attr:`Outcome.undecided` says what, and
-the check then reports nothing for the start-up rules (tests/test_commands.py holds
-that no command of the corpus is left undecided).
+the check then reports the command as undecided instead of applying the start-up
+rules (tests/test_commands.py holds that no command of the corpus is left undecided
+by a stand-in).
+
+The hook runs apart from this machine, as it would run on the reader's
+(:func:`_apart`): ``os.environ`` holds only what the command sets, and any file
+SGLang's own code opens, lists, tests or writes (``open``, ``os.stat`` behind
+``os.path.exists``, ``pathlib``, ...) stops the run with :attr:`Outcome.reads`,
+the path: the file is on the reader's machine, not ours. Any other exception SGLang's
+code raises is caught and kept in :attr:`Outcome.crash` with the file and line it
+came from; :func:`run` never raises.
 """
 
 from __future__ import annotations
 
 import argparse
+import builtins
 import contextlib
 import functools
+import io
 import logging
 import os
 import sys
+import traceback
 import types
 from dataclasses import dataclass, field
 from unittest import mock
@@ -73,12 +85,23 @@ class Outcome:
         automatic tree ``speculative_num_steps`` / ``speculative_eagle_topk`` / ``speculative_num_draft_tokens``.
     :ivar undecided: why the hook could not be run to the end without real hardware or
         downloads (a stand-in was reached), else ``None``.
+    :ivar reads: the path of a local file SGLang's start-up code opened, listed, tested or wrote
+        (the file is on the reader's machine: the hook was stopped there), else ``None``.
+    :ivar crash: an exception the check does not expect from SGLang's code, as
+        ``"ExceptionType: message (sglang/...py:LINE in function)"``, else ``None``.
     """
 
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     resolved: dict = field(default_factory=dict)
     undecided: str | None = None
+    reads: str | None = None
+    crash: str | None = None
+
+    @property
+    def decided(self) -> bool:
+        """The hook ran to its verdict (accepted, or refused with :attr:`error`)."""
+        return self.undecided is None and self.reads is None and self.crash is None
 
 
 class _Collect(logging.Handler):
@@ -145,6 +168,69 @@ def _sglang_modules(loaded: _Loaded):
                 sys.modules.pop(name, None)
 
 
+class ReadsLocalFile(BaseException):
+    """SGLang's code touched a file while the hook ran (:func:`_apart`); ``args[0]`` is the path.
+
+    A ``BaseException``, so that SGLang's own ``except Exception`` cannot swallow it and carry
+    on with an answer from this machine's files.
+    """
+
+
+# The standard library's folder (``os.py`` lives there; a virtual environment's lib/ is not it).
+_STDLIB = (os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.realpath(os.__file__)) + os.sep)
+
+
+def _called_from(root: str) -> bool:
+    """Whether the first caller outside the standard library (``open`` is called through
+    ``pathlib``, ``genericpath``, ``json``...) is a file under ``root``."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)):
+            return name.startswith(root)
+        frame = frame.f_back
+    return False
+
+
+# Every way to reach a file that SGLang's start-up code uses, or that ``os.path`` and ``pathlib`` go through.
+_FILE_CALLS = [(builtins, "open"), (io, "open"), *((os, n) for n in (
+    "open", "stat", "lstat", "access", "listdir", "scandir", "mkdir", "makedirs", "remove", "unlink", "rmdir",
+    "rename", "replace", "walk", "chmod", "symlink", "link", "truncate", "utime"))]
+
+
+@contextlib.contextmanager
+def _apart(sglang_root: str, env: dict[str, str]):
+    """Within the block: ``os.environ`` is exactly ``env``, and a file call made by code under
+    ``sglang_root`` raises :class:`ReadsLocalFile` instead of touching this machine's files.
+    Calls from anywhere else (the module loader, the logging handler) go through unchanged."""
+    def guard(real):
+        @functools.wraps(real)
+        def call(*args, **kwargs):
+            if _called_from(sglang_root):
+                target = args[0] if args else kwargs.get("file", kwargs.get("path", "."))
+                raise ReadsLocalFile(os.fsdecode(target) if isinstance(target, (str, bytes, os.PathLike))
+                                     else str(target))
+            return real(*args, **kwargs)
+        return call
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.dict(os.environ, env, clear=True))
+        for owner, name in _FILE_CALLS:
+            if hasattr(owner, name):
+                stack.enter_context(mock.patch.object(owner, name, guard(getattr(owner, name))))
+        yield
+
+
+def _where(exc: BaseException, sglang_root: str) -> str:
+    """``"sglang/...py:LINE in function"``: the last frame of ``exc``'s traceback in SGLang's code."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(sglang_root)]
+    if not frames:
+        return "outside SGLang's code"
+    last = frames[-1]
+    rel = os.path.relpath(last.filename, os.path.dirname(sglang_root.rstrip(os.sep)))
+    return f"{rel}:{last.lineno} in {last.name}"
+
+
 def _model_config(architecture: str) -> types.SimpleNamespace:
     hf_config = types.SimpleNamespace(architectures=[architecture], model_type="", num_hidden_layers=1,
                                       num_nextn_predict_layers=1)
@@ -163,16 +249,16 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
         change the hook's path); ``None``: a plain EAGLE-3 draft.
     :param env: environment variables the command sets (``SGLANG_...=1 sglang serve ...``), visible
         to SGLang's ``envs`` while the hook runs.
-    :returns: an :class:`Outcome`; never raises for a refused command.
+    :returns: an :class:`Outcome`; never raises (what SGLang's code raises is in the outcome).
     """
     loaded = _loaded()
+    sglang_root = os.path.dirname(os.path.realpath(loaded.modules["sglang"].__file__)) + os.sep
     outcome = Outcome()
     collect = _Collect()
     sglang_logger = logging.getLogger("sglang")
     draft_config = types.SimpleNamespace(architectures=[draft_architecture or "LlamaForCausalLMEagle3"])
     with contextlib.ExitStack() as stack:
         stack.enter_context(_sglang_modules(loaded))
-        stack.enter_context(mock.patch.dict(os.environ, env or {}))
         hf_utils = loaded.modules["sglang.srt.utils.hf_transformers_utils"]
         stack.enter_context(mock.patch.object(hf_utils, "get_config", lambda *a, **k: draft_config, create=True))
         sglang_logger.addHandler(collect)
@@ -181,6 +267,7 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
         logging.disable(logging.NOTSET)
         old_propagate, sglang_logger.propagate = sglang_logger.propagate, False
         try:
+            stack.enter_context(_apart(sglang_root, env or {}))
             record = loaded.server_args.ServerArgs.from_cli_args(ns)
             if getattr(record, "device", None) is None:
                 record.device = "cuda"
@@ -195,6 +282,11 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
             outcome.undecided = f"{type(exc).__name__}: {exc}"
         except (ValueError, NotImplementedError, AssertionError, TypeError, KeyError, AttributeError) as exc:
             outcome.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except ReadsLocalFile as exc:
+            outcome.reads = exc.args[0]
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - what SGLang raises is the finding
+            text = " ".join(str(exc).split())
+            outcome.crash = f"{type(exc).__name__}{': ' + text if text else ''} ({_where(exc, sglang_root)})"
         else:
             for _source, declared in getattr(record, "_resolved_overrides", None) or ():
                 outcome.resolved.update(declared)
