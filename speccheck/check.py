@@ -540,8 +540,12 @@ def _check_safely(cmd: Command, block: Block | None) -> list[Diagnostic]:
     """
     try:
         return check_one(cmd, block)
-    except sglang_args.SGLangParserError:
-        raise
+    except sglang_args.SGLangParserError as exc:
+        build_parsers()  # raises again when a parser cannot be built: then nothing can be checked
+        # The parsers are built: a value reached a stand-in (a type function that needs SGLang's runtime).
+        return [make(cmd.line, UNDECIDED, "undecided-startup",
+                     f"SGLang's parser needs something this check does not have to read a value of this command "
+                     f"({_short(' '.join(str(exc).split()), 200)}), so it cannot say whether SGLang accepts it")]
     except Exception as exc:  # noqa: BLE001 - reported as a diagnostic, never a traceback
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"

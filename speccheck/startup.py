@@ -182,14 +182,17 @@ _STDLIB = (os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.realpa
 
 def _called_from(root: str) -> bool:
     """Whether the first caller outside the standard library (``open`` is called through
-    ``pathlib``, ``genericpath``, ``json``...) is a file under ``root``."""
-    frame = sys._getframe(2)
+    ``pathlib``, ``genericpath``, ``json``...) is a file under ``root``, outside the import of a module
+    (a module's top-level code, run by a lazy import, reads this machine's libraries, not the reader's files)."""
+    frame, first = sys._getframe(2), None
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)):
-            return name.startswith(root)
+        if first is None and not (name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)):
+            first = name
+        if frame.f_code.co_name == "<module>" and name.startswith(root):
+            return False
         frame = frame.f_back
-    return False
+    return first is not None and first.startswith(root)
 
 
 # Every way to reach a file that SGLang's start-up code uses, or that ``os.path`` and ``pathlib`` go through.

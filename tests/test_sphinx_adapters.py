@@ -66,9 +66,9 @@ def html(app, page: str) -> str:
 
 def test_command_check_reports_each_diagnostic_as_a_warning_at_its_line(site):
     warnings = site.warning.getvalue()
-    assert "commands.md:5: WARNING: error: SGLang" in warnings  # the line of the flag
-    assert "Unknown speculative algorithm name: EAGLE2" in warnings and "[unknown-algorithm]" in warnings
-    assert "commands.md:9: WARNING: warning: --enable-dp-attention is deprecated" in warnings
+    assert "commands.md:5: ERROR: SGLang" in warnings  # the line of the flag
+    assert "Unknown speculative algorithm name: EAGLE2" in warnings and "[command.unknown-algorithm]" in warnings
+    assert "commands.md:9: WARNING: --enable-dp-attention is deprecated" in warnings
 
 
 def test_sglang_options_documents_the_pinned_parsers_options(site):
