@@ -267,7 +267,7 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
     # what to write, and "needs --speculative-draft-model-path" on top would be a knock-on of the same word.
     draft_misspelt = any(p.flag and p.severity == ERROR and p.flag.startswith("--speculative-draft")
                          for p in parsed.problems)
-    if (upper in spec_rules.DRAFT_FROM_TARGET and "speculative_draft_model_path" not in given
+    if (upper in spec_rules.DRAFT_FROM_TARGET and "speculative_draft_model_path" not in given | set(parsed.variables)
             and "model_path" in given and not draft_misspelt):
         if arch is None:
             out.append(make(

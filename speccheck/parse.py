@@ -63,6 +63,14 @@ def stand_in(action: argparse.Action) -> str:
     """A valid literal for an option whose value on the page is a variable."""
     if action.choices:
         return str(next(iter(action.choices)))
+    if callable(action.type) and action.type not in (int, float, str):
+        # A type of SGLang's own (JSON, sizes such as 1G): the first literal it accepts.
+        for text in ("1", "{}", "[]", "x", "true"):
+            try:
+                action.type(text)
+            except Exception:  # noqa: BLE001 - the type refuses it (or needs SGLang's runtime)
+                continue
+            return text
     return {int: "1", float: "1.0"}.get(action.type, "x")
 
 

@@ -621,3 +621,48 @@ def test_the_flag_history_agrees_with_the_0_5_23_wheel():
     assert events[-1]["release"] == "0.5.20"
     assert _events("--cuda-graph-max-bs-decode")[0] == ("0.5.14", "added")
     assert _choices_at("--speculative-algorithm", "0.5.23") is None  # release-fact: read in that wheel
+
+
+# -- Same verdicts on generated commands (tests/test_fuzz_commands.py's generators) -------------
+
+# Types whose values the page does not read (check-a-command-limits: JSON and file values).
+UNREAD_TYPES = {"loads", "json_list_type", "parse_cuda_graph_config_arg", "parse_cuda_graph_backend_arg"}
+
+
+def explained(text: str, expected, got) -> str | None:
+    """Why the page may deliberately say less than the build's check on ``text`` (a sentence of
+    reference/check-a-command.md's "What it cannot tell"), or ``None`` when nothing explains it."""
+    found = speccheck.check_command(text)
+    if got is None and not text.lstrip().startswith(("python", "sglang")):
+        return "the page reads a command at the start of the text, not inside bash -c, docker run or $(...)"
+    if any(d.severity == "undecided" for d in found):
+        return "the build cannot decide it (an expansion, a local file); the page checks what it sees"
+    if expected and expected[0] and got and got[0]:
+        if any(d.rule in ("unreadable-command", "unknown-flag") and d.flag is None for d in found):
+            return "both refuse it; after a stray word or an open quote the page names more flags"
+    parser = sglang_args.pinned_parser().parser._option_string_actions
+    unread = {f for f in (expected or (False, set()))[1] if getattr(getattr(parser.get(f), "type", None),
+                                                                    "__name__", "") in UNREAD_TYPES}
+    if unread and expected[1] - unread == (got or (False, set()))[1]:
+        return "the page does not read JSON values"
+    return None
+
+
+def test_the_page_and_the_python_check_agree_on_generated_commands(checker):
+    """Commands from the fuzz tests' generators: every disagreement is reported with its command,
+    unless the page deliberately says less (:func:`explained`)."""
+    from test_fuzz_commands import generated_examples
+
+    texts = generated_examples(200, seed=1)
+    results = run_page(checker, texts)
+    unexplained, checked = [], 0
+    for text, result in zip(texts, results, strict=True):
+        expected, got = python_verdict(text), page_verdict(result)
+        if expected is None:
+            continue
+        checked += 1
+        if got != expected and explained(text, expected, got) is None:
+            page_rules = sorted({d["rule"] for d in result["diagnostics"] if d["severity"] == "error"})
+            unexplained.append(f"{text}\n    python: {expected}\n    page:   {got} {page_rules}")
+    assert checked >= 150, checked
+    assert not unexplained, f"{len(unexplained)} disagreements:\n" + "\n".join(unexplained)

@@ -343,6 +343,7 @@
     }
     if (!given.speculative_algorithm) return out;
     var raw = String(ns.speculative_algorithm), algo = raw.toUpperCase();
+    if (algo === "NONE") return out;  // SpeculativeAlgorithm.from_string knows NONE: no speculative decoding
     if (VALID_ALGOS.indexOf(algo) < 0) {
       add("error", "--speculative-algorithm", "unknown-algorithm", "algorithm",
           "`--speculative-algorithm " + raw + "`: SGLang stops with \"Unknown speculative algorithm name\". " +
@@ -463,7 +464,8 @@
       add("error", dp, "standalone-dp", "dp-attention", "STANDALONE speculative decoding does not " +
           "support DP attention (`--attn-dp-size` > 1, or `--enable-dp-attention` with `--dp-size` > 1).");
     }
-    if (!given.speculative_draft_model_path && !given.draft_misspelt && given.model_path) {
+    // A draft path written as a variable ($DRAFT) is a draft path, as in the build's check.
+    if (!given.speculative_draft_model_path && ns.speculative_draft_model_path == null && !given.draft_misspelt && given.model_path) {
       if (arch === undefined) {
         add("warning", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " without " +
             "`--speculative-draft-model-path`: this page cannot tell whether `" + ns.model_path + "` carries its own " +
@@ -471,7 +473,7 @@
             "If its architecture is not one that ships one, " +
             "such as " + codeList(F.bundled_draft_architectures.filter(function (a) { return /^Deepseek|^Glm4Moe|^MiMo/.test(a); })) +
             ", SGLang loads the target itself as the draft: pass a draft path.");
-      } else if (F.bundled_draft_architectures.indexOf(arch) < 0) {
+      } else if (algo === "STANDALONE" || F.bundled_draft_architectures.indexOf(arch) < 0) {
         add("error", "--speculative-draft-model-path", "draft-path", "draft-path", algo + " needs " +
             "`--speculative-draft-model-path`: `" + ns.model_path + "` (" + arch + ") has no draft layer of its own, " +
             "and without a draft path SGLang loads the target checkpoint as the draft.");
