@@ -60,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
             unreadable = True
             continue
         if args.list:
-            for block in check.source_blocks(text, suffix):
+            try:
+                blocks = check.source_blocks(text, suffix)
+            except ValueError:  # not readable as its kind of file: the check below says so
+                blocks = []
+            for block in blocks:
                 for cmd in find_commands(block):
                     cell = f": cell {block.cell}" if block.cell is not None else ""
                     print(f"{name}{cell}:{cmd.line}: note: read `{cmd.read}`")
