@@ -28,7 +28,8 @@ CORPUS = ROOT / "tests" / "fixtures" / "commands"
 
 
 def warnings_for(build, page: str) -> list[str]:
-    """The build's warning lines about ``page`` (a file in tests/fixtures/pages/)."""
+    """The build's warning and error lines about ``page`` (a file in tests/fixtures/pages/), which read
+    ``docs/page.md:LINE: ERROR: message [command.rule]`` (``WARNING:`` for a warning)."""
     return [line for line in build.output.splitlines() if f"/{page}:" in line and ("WARNING" in line or "ERROR" in line)]
 
 
@@ -69,25 +70,25 @@ def test_a_value_of_the_wrong_type_fails(bad_build):
 
 def test_eagle3_without_a_draft_model_fails(bad_build):
     assert_warns(bad_build, "bad-eagle3-without-draft.md", 4,
-                 "error: EAGLE3 needs --speculative-draft-model-path", "[draft-path]")
+                 "ERROR: EAGLE3 needs --speculative-draft-model-path", "[command.draft-path]")
 
 
 def test_two_of_the_three_tree_knobs_fail(bad_build):
-    assert_warns(bad_build, "bad-two-of-three-knobs.md", 7, "warning: set", "together or not at all",
-                 "but not --speculative-num-draft-tokens", "[tree-knobs-all-or-none]")
+    assert_warns(bad_build, "bad-two-of-three-knobs.md", 7, "WARNING: set", "together or not at all",
+                 "but not --speculative-num-draft-tokens", "[command.tree-knobs-all-or-none]")
 
 
 def test_a_draft_tree_on_trtllm_mha_with_paged_kv_fails(bad_build):
     # SGLang's own message for the first problem, then the one it would report next.
-    assert_warns(bad_build, "bad-topk-page-size-backend.md", 7, "error: SGLang", "refuses it at start-up: trtllm_mha "
+    assert_warns(bad_build, "bad-topk-page-size-backend.md", 7, "ERROR: SGLang", "refuses it at start-up: trtllm_mha "
                  "backend only supports topk = 1")
     assert_warns(bad_build, "bad-topk-page-size-backend.md", 8, "page_size > 1 is only supported on "
                  "('fa3', 'flashinfer', 'triton')")
 
 
 def test_an_algorithm_name_sglang_does_not_know_fails_with_sglangs_message(bad_build):
-    assert_warns(bad_build, "bad-unknown-algorithm.md", 5, "error: SGLang",
-                 "Unknown speculative algorithm name: EAGLE2", "[unknown-algorithm]")
+    assert_warns(bad_build, "bad-unknown-algorithm.md", 5, "ERROR: SGLang",
+                 "Unknown speculative algorithm name: EAGLE2", "[command.unknown-algorithm]")
 
 
 def test_a_command_marked_expect_fail_must_fail(bad_build):
