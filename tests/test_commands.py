@@ -818,3 +818,17 @@ def test_an_exception_sglang_raises_unexpectedly_names_the_exception_file_and_li
                                     "--speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B")
     assert [(d.severity, d.rule) for d in found] == [("undecided", "undecided-startup")]
     assert "IndexError: list index out of range (sglang/srt/arg_groups/speculative_hook.py:" in found[0].message
+
+
+def test_a_failure_of_the_check_itself_is_a_diagnostic_and_the_next_command_is_still_checked(monkeypatch):
+    real = command_check.check_server
+
+    def fails_on_the_first(cmd, entry, block=None):
+        if "first" in cmd.args:
+            raise RuntimeError("boom")
+        return real(cmd, entry, block)
+
+    monkeypatch.setattr(command_check, "check_server", fails_on_the_first)
+    found = command_check.check_source("```bash\nsglang serve first\nsglang serve m --bogus-flag\n```\n", ".md", "p.md")
+    assert [(d.line, d.severity, d.rule) for d in found] == [(2, "undecided", "check-failed"), (3, "error", "unknown-flag")]
+    assert "RuntimeError: boom at test_commands.py:" in found[0].message

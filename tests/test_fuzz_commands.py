@@ -346,4 +346,3 @@ def test_the_generators_reach_the_start_up_hook_and_each_kind_of_verdict():
 
 def test_the_corpus_and_the_site_give_the_mutations_commands_to_work_on():
     assert sum(bool(find_commands(speccheck_block(t))) for t in REAL_COMMANDS) > 200
-
