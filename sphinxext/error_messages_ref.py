@@ -6,10 +6,11 @@ Usage (reference/error-messages.md, one directive per group, under the group's h
     :group: loading-draft
     :::
 
-The messages come from ``tools/error_messages.py`` (:func:`error_messages.extract`,
+The messages come from :mod:`speccheck.errors` (:func:`speccheck.errors.extract`,
 parsed from the installed pinned SGLang); the explanations from
 ``docs/_data/error-messages.yaml`` (a list of ``{keys | key, group, cause, fix, see}``;
-``cause``/``fix`` are MyST Markdown, ``see`` a label). Each explanation renders as a
+``cause``/``fix`` are MyST Markdown, ``see`` a label; entries with ``excluded`` are
+left out with their reason and not rendered). Each explanation renders as a
 literal block per distinct message text (so the site's search finds the exact words),
 its cause, its fix, a link to ``see``, and a source note citing every place that
 raises it (the ``{source}`` role of :mod:`source_notes`).
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import sys
 from pathlib import Path
 
 from docutils import nodes
@@ -40,8 +40,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-import error_messages  # noqa: E402  (tools/error_messages.py)
+from speccheck import errors as error_messages
 
 logger = logging.getLogger(__name__)
 DEFAULT_EXPLANATIONS = "_data/error-messages.yaml"
@@ -59,7 +58,7 @@ _CACHE: dict[str, Path | None] = {"file": None}  # set when the builder starts (
 
 
 def _pinned_key() -> str:
-    """A digest of what the pinned messages are read from: tools/error_messages.py and the size and
+    """A digest of what the pinned messages are read from: speccheck/errors.py and the size and
     modification time of every file in its scope (a reinstalled SGLang changes them)."""
     root = error_messages.site_packages()
     digest = hashlib.sha256(Path(error_messages.__file__).read_bytes())
@@ -188,7 +187,7 @@ def check(app, env) -> None:
         location = (docname, line)
         entries = _entries(srcdir / rel)
         messages = _messages(srcdir, source_root)
-        explained = {k for e in entries for k in e["keys"]}
+        explained = error_messages.accounted_keys(srcdir / rel)
         unexplained, stale = error_messages.compare(messages, explained)
         for m in unexplained:
             logger.warning(f"error-messages: {m.file}:{m.line} ({m.function}) has a {m.kind} that {rel} does not "
