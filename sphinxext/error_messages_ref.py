@@ -23,7 +23,10 @@ directive (``-W`` makes them fatal):
 - an explanation whose key no message has any more (stale);
 - an explanation whose group no directive renders.
 
-Options: ``:group:`` (required); ``:explanations:`` (path relative to the docs folder,
+The ``error-message-exclusions`` directive (no options) renders the data file's
+exclusions (:func:`speccheck.errors.load_exclusions`) as a list: what is left out, and why.
+
+Options of ``error-messages``: ``:group:`` (required); ``:explanations:`` (path relative to the docs folder,
 default ``_data/error-messages.yaml``); ``:source-root:`` (a folder laid out like
 ``site-packages``, relative to the docs folder; every ``*.py`` under it is read whole,
 for test fixtures; citations to it are shown as plain text).
@@ -81,7 +84,7 @@ def _pinned_messages() -> list[error_messages.Message]:
                 if stored_key == key:
                     _PINNED = messages
                     return _PINNED
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError):
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError, ImportError):
                 pass
         _PINNED = error_messages.extract()
         if cache is not None:
@@ -161,6 +164,25 @@ class ErrorMessages(SphinxDirective):
         return [box]
 
 
+class ErrorMessageExclusions(SphinxDirective):
+    """A bullet list of the exclusions of the default explanations file: the source or keys, then the reason."""
+
+    def run(self) -> list[nodes.Node]:
+        path = Path(self.env.srcdir) / DEFAULT_EXPLANATIONS
+        self.env.note_dependency(str(path))
+        try:
+            exclusions = error_messages.load_exclusions(path)
+        except (OSError, ValueError) as error:
+            raise self.error(f"error-message-exclusions: {error}") from error
+        if not exclusions:
+            return self.parse_text_to_nodes("Nothing: every message the scope finds is explained.")
+        items = []
+        for e in exclusions:
+            what = f"`{e['path']}`" if e["path"] else ", ".join(f"`{k}`" for k in e["keys"])
+            items.append(f"- {what}: {' '.join(e['excluded'].split())}")
+        return self.parse_text_to_nodes("\n".join(items))
+
+
 _RUN = {"read": set(), "purged": False}  # pages read in this run; a page with the directive purged
 
 
@@ -218,6 +240,7 @@ def merge(app, env, docnames, other) -> None:
 
 def setup(app):
     app.add_directive("error-messages", ErrorMessages)
+    app.add_directive("error-message-exclusions", ErrorMessageExclusions)
     app.connect("builder-inited", _set_cache)
     app.connect("env-before-read-docs", _note_read)
     app.connect("env-check-consistency", check)

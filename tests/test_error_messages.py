@@ -26,7 +26,11 @@ EXPLANATIONS = ROOT / "docs" / "_data" / "error-messages.yaml"
 REPORTS = ROOT / "docs" / "_data" / "field-reports" / "errors.yaml"
 FAKE_ROOT = FIXTURES / "pages" / "_data" / "fake-site-packages"
 FAKE_FILE = FAKE_ROOT / "sglang" / "srt" / "speculative" / "fake_hook.py"
-MY_PAGES = [ROOT / "docs" / "reference" / "error-messages.md", ROOT / "docs" / "reference" / "feature-combinations.md"]
+MY_PAGES = [*sorted((ROOT / "docs" / "reference").glob("error-messages*.md")),
+            ROOT / "docs" / "reference" / "feature-combinations.md"]
+# The reference is a hub page and the pages it lists, all named reference/error-messages*.
+ERROR_DOCS = ("reference/error-messages", "reference/error-messages-startup", "reference/error-messages-features",
+              "reference/error-messages-algorithms", "reference/error-messages-runtime")
 
 
 @pytest.fixture(scope="module")
@@ -161,21 +165,36 @@ def test_every_explanation_names_an_existing_label():
     assert not missing, missing
 
 
-def _page(html_dir: Path):
+def _pages(html_dir: Path) -> list:
     from bs4 import BeautifulSoup
 
-    return BeautifulSoup((html_dir / "reference" / "error-messages.html").read_text(encoding="utf-8"), "html.parser")
+    return [BeautifulSoup((html_dir / f"{doc}.html").read_text(encoding="utf-8"), "html.parser") for doc in ERROR_DOCS]
 
 
-def test_the_built_page_shows_each_message_verbatim_in_a_literal_block(html_dir, messages):
-    blocks = {pre.get_text().rstrip("\n") for pre in _page(html_dir).select("div.error-message pre")}
-    missing = [m.text for m in messages if m.text.rstrip("\n") not in blocks]
+def _shown_messages(messages: list[em.Message]) -> list[em.Message]:
+    """The extracted messages the pages must show: all but those the data excludes by key."""
+    excluded = {k for e in em.load_exclusions(EXPLANATIONS) for k in e["keys"]}
+    return [m for m in messages if m.key not in excluded]
+
+
+def test_the_built_pages_show_each_message_verbatim_in_a_literal_block(html_dir, messages):
+    blocks = {pre.get_text().rstrip("\n") for page in _pages(html_dir) for pre in page.select("div.error-message pre")}
+    missing = [m.text for m in _shown_messages(messages) if m.text.rstrip("\n") not in blocks]
     assert not missing, missing
+
+
+def test_each_exclusion_is_listed_on_the_hub_with_its_reason(html_dir):
+    text = " ".join(_pages(html_dir)[0].get_text().replace("\u2019", "'").split())
+    for e in em.load_exclusions(EXPLANATIONS):
+        assert e["path"] or e["keys"][0] in text
+        if e["path"]:
+            assert e["path"] in text, e["path"]
+        assert " ".join(e["excluded"].split()[:4]) in text, e["excluded"]
 
 
 def test_each_explained_message_cites_its_source_at_the_pinned_tag(html_dir):
     version = PINNED["sglang"]
-    boxes = _page(html_dir).select("div.error-message")
+    boxes = [box for page in _pages(html_dir) for box in page.select("div.error-message")]
     assert boxes
     for box in boxes:
         links = [a["href"] for a in box.select("aside.source-note a[href]")]
@@ -244,7 +263,7 @@ def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
 
     text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
     index = json.loads(text[text.index("(") + 1:text.rindex(")")])
-    page = index["docnames"].index("reference/error-messages")
+    pages = {index["docnames"].index(doc) for doc in ERROR_DOCS}
     lang = SearchEnglish({})
 
     def docs(stem):  # a word in a heading is indexed under titleterms only
@@ -255,9 +274,11 @@ def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
         return found
 
     unfound = {}
-    for m in messages:
-        words = [w.lower() for w in lang.split(m.text) if len(w) > 2 and w.lower() not in lang.stopwords]
-        missing = [w for w in words if page not in docs(lang.stem(w))]
+    for m in _shown_messages(messages):
+        # Sphinx indexes no word of two letters or fewer, no stopword and no number (SearchLanguage.word_filter).
+        words = [w.lower() for w in lang.split(m.text)
+                 if len(w) > 2 and w.lower() not in lang.stopwords and not w.isdigit()]
+        missing = [w for w in words if not pages & docs(lang.stem(w))]
         if missing:
             unfound[m.text] = missing
     assert not unfound, unfound
