@@ -66,6 +66,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+
 @dataclass(frozen=True)
 class Scope:
     """One entry of :data:`SCOPE`.

@@ -17,10 +17,9 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT
-from test_commands import assert_warns
-
 from speccheck import errors as em
 from speccheck.pinned import PINNED
+from test_commands import assert_warns
 
 EXPLANATIONS = ROOT / "docs" / "_data" / "error-messages.yaml"
 REPORTS = ROOT / "docs" / "_data" / "field-reports" / "errors.yaml"
