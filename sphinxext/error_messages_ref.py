@@ -178,7 +178,9 @@ class ErrorMessageExclusions(SphinxDirective):
             return self.parse_text_to_nodes("Nothing: every message the scope finds is explained.")
         items = []
         for e in exclusions:
-            what = f"`{e['path']}`" if e["path"] else ", ".join(f"`{k}`" for k in e["keys"])
+            # The source is an implementation reference: marked like a source note, so it is set apart.
+            what = f"`{e['path']}`{{.source-note}}" if e["path"] else ", ".join(
+                f"`{k}`{{.source-note}}" for k in e["keys"])
             items.append(f"- {what}: {' '.join(e['excluded'].split())}")
         return self.parse_text_to_nodes("\n".join(items))
 
