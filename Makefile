@@ -23,7 +23,7 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -114,6 +114,11 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
 flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.
 	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
+
+# The explanations are written by hand; this adds an empty entry for each message the pinned source
+# gained (the build fails until it is explained or excluded with a reason) and lists stale ones.
+error-messages: $(BIN)/.installed ## Add skeleton entries for new start-up messages to docs/_data/error-messages.yaml; list stale ones.
+	$(BIN)/python -m speccheck.errors --update --explanations docs/_data/error-messages.yaml
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache

@@ -6,10 +6,11 @@ Usage (reference/error-messages.md, one directive per group, under the group's h
     :group: loading-draft
     :::
 
-The messages come from ``tools/error_messages.py`` (:func:`error_messages.extract`,
+The messages come from :mod:`speccheck.errors` (:func:`speccheck.errors.extract`,
 parsed from the installed pinned SGLang); the explanations from
 ``docs/_data/error-messages.yaml`` (a list of ``{keys | key, group, cause, fix, see}``;
-``cause``/``fix`` are MyST Markdown, ``see`` a label). Each explanation renders as a
+``cause``/``fix`` are MyST Markdown, ``see`` a label; entries with ``excluded`` are
+left out with their reason and not rendered). Each explanation renders as a
 literal block per distinct message text (so the site's search finds the exact words),
 its cause, its fix, a link to ``see``, and a source note citing every place that
 raises it (the ``{source}`` role of :mod:`source_notes`).
@@ -22,7 +23,10 @@ directive (``-W`` makes them fatal):
 - an explanation whose key no message has any more (stale);
 - an explanation whose group no directive renders.
 
-Options: ``:group:`` (required); ``:explanations:`` (path relative to the docs folder,
+The ``error-message-exclusions`` directive (no options) renders the data file's
+exclusions (:func:`speccheck.errors.load_exclusions`) as a list: what is left out, and why.
+
+Options of ``error-messages``: ``:group:`` (required); ``:explanations:`` (path relative to the docs folder,
 default ``_data/error-messages.yaml``); ``:source-root:`` (a folder laid out like
 ``site-packages``, relative to the docs folder; every ``*.py`` under it is read whole,
 for test fixtures; citations to it are shown as plain text).
@@ -32,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import sys
 from pathlib import Path
 
 from docutils import nodes
@@ -40,8 +43,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-import error_messages  # noqa: E402  (tools/error_messages.py)
+from speccheck import errors as error_messages
 
 logger = logging.getLogger(__name__)
 DEFAULT_EXPLANATIONS = "_data/error-messages.yaml"
@@ -59,7 +61,7 @@ _CACHE: dict[str, Path | None] = {"file": None}  # set when the builder starts (
 
 
 def _pinned_key() -> str:
-    """A digest of what the pinned messages are read from: tools/error_messages.py and the size and
+    """A digest of what the pinned messages are read from: speccheck/errors.py and the size and
     modification time of every file in its scope (a reinstalled SGLang changes them)."""
     root = error_messages.site_packages()
     digest = hashlib.sha256(Path(error_messages.__file__).read_bytes())
@@ -82,7 +84,7 @@ def _pinned_messages() -> list[error_messages.Message]:
                 if stored_key == key:
                     _PINNED = messages
                     return _PINNED
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError):
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError, ImportError):
                 pass
         _PINNED = error_messages.extract()
         if cache is not None:
@@ -162,6 +164,27 @@ class ErrorMessages(SphinxDirective):
         return [box]
 
 
+class ErrorMessageExclusions(SphinxDirective):
+    """A bullet list of the exclusions of the default explanations file: the source or keys, then the reason."""
+
+    def run(self) -> list[nodes.Node]:
+        path = Path(self.env.srcdir) / DEFAULT_EXPLANATIONS
+        self.env.note_dependency(str(path))
+        try:
+            exclusions = error_messages.load_exclusions(path)
+        except (OSError, ValueError) as error:
+            raise self.error(f"error-message-exclusions: {error}") from error
+        if not exclusions:
+            return self.parse_text_to_nodes("Nothing: every message the scope finds is explained.")
+        items = []
+        for e in exclusions:
+            # The source is an implementation reference: marked like a source note, so it is set apart.
+            what = f"`{e['path']}`{{.source-note}}" if e["path"] else ", ".join(
+                f"`{k}`{{.source-note}}" for k in e["keys"])
+            items.append(f"- {what}: {' '.join(e['excluded'].split())}")
+        return self.parse_text_to_nodes("\n".join(items))
+
+
 _RUN = {"read": set(), "purged": False}  # pages read in this run; a page with the directive purged
 
 
@@ -188,7 +211,7 @@ def check(app, env) -> None:
         location = (docname, line)
         entries = _entries(srcdir / rel)
         messages = _messages(srcdir, source_root)
-        explained = {k for e in entries for k in e["keys"]}
+        explained = error_messages.accounted_keys(srcdir / rel)
         unexplained, stale = error_messages.compare(messages, explained)
         for m in unexplained:
             logger.warning(f"error-messages: {m.file}:{m.line} ({m.function}) has a {m.kind} that {rel} does not "
@@ -219,6 +242,7 @@ def merge(app, env, docnames, other) -> None:
 
 def setup(app):
     app.add_directive("error-messages", ErrorMessages)
+    app.add_directive("error-message-exclusions", ErrorMessageExclusions)
     app.connect("builder-inited", _set_cache)
     app.connect("env-before-read-docs", _note_read)
     app.connect("env-check-consistency", check)

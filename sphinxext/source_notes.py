@@ -210,8 +210,36 @@ class SourceNote(SphinxDirective):
         return [note]
 
 
+def note_name(node: source_note, taken: set[str]) -> str:
+    """A unique accessible name for a source note: ``Source: <title of its section>``.
+
+    Asides are landmarks, and two landmarks of one role with the same name fail axe's
+    ``landmark-unique`` rule; a page has one note per section or more. The name takes the
+    title of the nearest enclosing section (``Source`` when there is none) and, when that
+    name is already in ``taken`` (names given earlier on the same page), a counter:
+    ``Source: Launch (2)``. The chosen name is added to ``taken``.
+
+    :param node: the note, still in its document tree.
+    :param taken: the names given so far on this page; updated in place.
+    """
+    parent = node.parent
+    while parent is not None and not isinstance(parent, nodes.section):
+        parent = parent.parent
+    title = ""
+    if parent is not None and parent.children and isinstance(parent[0], nodes.title):
+        title = " ".join(parent[0].astext().split())
+    base = f"Source: {title}" if title else "Source"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base} ({n})"
+    taken.add(name)
+    return name
+
+
 def visit_source_note_html(self, node: source_note) -> None:
-    self.body.append(self.starttag(node, "aside", **{"aria-label": "Source"}))
+    taken = self.__dict__.setdefault("_source_note_names", set())  # one translator per page
+    self.body.append(self.starttag(node, "aside", **{"aria-label": note_name(node, taken)}))
 
 
 def depart_source_note_html(self, node: source_note) -> None:

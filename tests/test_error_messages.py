@@ -1,6 +1,6 @@
 """The error-message reference: extracted from the pinned SGLang, every message explained, shown verbatim.
 
-Covers ``tools/error_messages.py`` (the extractor), ``docs/_data/error-messages.yaml``
+Covers :mod:`speccheck.errors` (the extractor), ``docs/_data/error-messages.yaml``
 (the explanations), ``sphinxext/error_messages_ref.py`` (the directive and its build
 checks), and the field reports in ``docs/_data/field-reports/errors.yaml`` that the
 error and feature-combination pages link to.
@@ -9,7 +9,6 @@ error and feature-combination pages link to.
 from __future__ import annotations
 
 import re
-import sys
 from datetime import date
 from fnmatch import fnmatch
 from pathlib import Path
@@ -18,17 +17,19 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT
+from speccheck import errors as em
+from speccheck.pinned import PINNED
 from test_commands import assert_warns
-
-sys.path.insert(0, str(ROOT / "tools"))
-import error_messages as em  # noqa: E402  (tools/error_messages.py)
-from speccheck.pinned import PINNED  # noqa: E402  (the checker package)
 
 EXPLANATIONS = ROOT / "docs" / "_data" / "error-messages.yaml"
 REPORTS = ROOT / "docs" / "_data" / "field-reports" / "errors.yaml"
 FAKE_ROOT = FIXTURES / "pages" / "_data" / "fake-site-packages"
 FAKE_FILE = FAKE_ROOT / "sglang" / "srt" / "speculative" / "fake_hook.py"
-MY_PAGES = [ROOT / "docs" / "reference" / "error-messages.md", ROOT / "docs" / "reference" / "feature-combinations.md"]
+MY_PAGES = [*sorted((ROOT / "docs" / "reference").glob("error-messages*.md")),
+            ROOT / "docs" / "reference" / "feature-combinations.md"]
+# The reference is a hub page and the pages it lists, all named reference/error-messages*.
+ERROR_DOCS = ("reference/error-messages", "reference/error-messages-startup", "reference/error-messages-features",
+              "reference/error-messages-algorithms", "reference/error-messages-runtime")
 
 
 @pytest.fixture(scope="module")
@@ -91,19 +92,66 @@ def test_a_scope_entry_that_matches_no_file_is_an_error(tmp_path):
         em.extract(tmp_path, (em.Scope("sglang/srt/gone.py"),))
 
 
-@pytest.mark.parametrize("name", em.NOT_DOCUMENTED)
-def test_each_left_out_path_still_exists_in_the_pinned_source(name):
-    speculative = em.site_packages() / "sglang" / "srt"
-    if name.endswith(".py"):
-        assert (speculative / "speculative" / name).is_file()
-    else:
-        hook = (speculative / "arg_groups" / "speculative_hook.py").read_text()
-        assert re.search(rf"^def {name}\(", hook, re.M), name
+def test_the_scope_reads_the_validation_of_every_registered_algorithm(messages):
+    # speculative_hook.py: one _handle_<algorithm> per algorithm with its own start-up rules.
+    functions = {m.function for m in messages if m.file.endswith("speculative_hook.py")}
+    for handler in ("_handle_eagle_family", "_handle_ngram", "_handle_dflash", "_handle_dspark", "_handle_uno",
+                    "_handle_frozen_kv_mtp", "_handle_iquest_q1_mtp_draft"):
+        assert handler in functions, handler
+
+
+def test_the_scope_reads_the_start_up_of_the_workers_in_subfolders(messages):
+    files = {m.file for m in messages}
+    assert "sglang/srt/speculative/dspark_components/dspark_worker_v2.py" in files
+    assert "sglang/srt/speculative/uno_worker_v2.py" in files
+
+
+def test_each_exclusion_gives_a_reason_and_names_something_that_exists(messages):
+    keys = set(em.by_key(messages))
+    root = em.site_packages()
+    exclusions = em.load_exclusions(EXPLANATIONS)
+    assert exclusions, "the data lists no exclusion: say so in the page instead of deleting this test"
+    for e in exclusions:
+        assert len(e["excluded"].split()) >= 5, e  # a reason, not a word
+        assert set(e["keys"]) <= keys, e
+        if e["path"]:
+            pattern, _, function = e["path"].partition("::")
+            files = [p for p in root.glob(pattern) if p.is_file()]
+            assert files, e["path"]
+            assert not function or any(re.search(rf"^\s*def {function.rsplit('.', 1)[-1]}\(", f.read_text(), re.M)
+                                       for f in files), e["path"]
+
+
+def test_an_excluded_path_is_really_outside_the_scope():
+    root = em.site_packages()
+    scoped = {rel for rel, _ in em.scoped_files(root)}
+    for e in em.load_exclusions(EXPLANATIONS):
+        if e["path"] and "::" not in e["path"]:
+            matched = {p.relative_to(root).as_posix() for p in root.glob(e["path"])}
+            assert not matched & scoped, (e["path"], sorted(matched & scoped))
+
+
+def test_an_exclusion_without_a_reason_is_an_error(tmp_path):
+    data = tmp_path / "e.yaml"
+    data.write_text("- path: sglang/srt/x.py\n  excluded: ''\n")
+    with pytest.raises(ValueError, match="lacks excluded"):
+        em.load_explanations(data)
+
+
+def test_update_appends_a_skeleton_per_new_message_and_reports_stale_keys(tmp_path):
+    data = tmp_path / "e.yaml"
+    data.write_text("- keys: [gone::f::old text]\n  group: g\n  cause: c\n  fix: f\n")
+    found = em.extract(FAKE_ROOT, (em.Scope("**/*.py"),))
+    added, stale = em.update(data, found)
+    assert stale == ["gone::f::old text"]
+    assert {m.key for m in added} == {m.key for m in found}
+    entries = yaml.safe_load(data.read_text())
+    assert [e["keys"] for e in entries[1:]] == [[m.key] for m in added]
+    assert all(e["cause"] == "" for e in entries[1:])
 
 
 def test_every_extracted_message_has_an_explanation_and_every_explanation_a_message(messages):
-    entries = em.load_explanations(EXPLANATIONS)
-    unexplained, stale = em.compare(messages, {k for e in entries for k in e["keys"]})
+    unexplained, stale = em.compare(messages, em.accounted_keys(EXPLANATIONS))
     assert not unexplained, [f"{m.file}:{m.line} {m.text}" for m in unexplained]
     assert not stale, stale
 
@@ -116,21 +164,36 @@ def test_every_explanation_names_an_existing_label():
     assert not missing, missing
 
 
-def _page(html_dir: Path):
+def _pages(html_dir: Path) -> list:
     from bs4 import BeautifulSoup
 
-    return BeautifulSoup((html_dir / "reference" / "error-messages.html").read_text(encoding="utf-8"), "html.parser")
+    return [BeautifulSoup((html_dir / f"{doc}.html").read_text(encoding="utf-8"), "html.parser") for doc in ERROR_DOCS]
 
 
-def test_the_built_page_shows_each_message_verbatim_in_a_literal_block(html_dir, messages):
-    blocks = {pre.get_text().rstrip("\n") for pre in _page(html_dir).select("div.error-message pre")}
-    missing = [m.text for m in messages if m.text.rstrip("\n") not in blocks]
+def _shown_messages(messages: list[em.Message]) -> list[em.Message]:
+    """The extracted messages the pages must show: all but those the data excludes by key."""
+    excluded = {k for e in em.load_exclusions(EXPLANATIONS) for k in e["keys"]}
+    return [m for m in messages if m.key not in excluded]
+
+
+def test_the_built_pages_show_each_message_verbatim_in_a_literal_block(html_dir, messages):
+    blocks = {pre.get_text().rstrip("\n") for page in _pages(html_dir) for pre in page.select("div.error-message pre")}
+    missing = [m.text for m in _shown_messages(messages) if m.text.rstrip("\n") not in blocks]
     assert not missing, missing
+
+
+def test_each_exclusion_is_listed_on_the_hub_with_its_reason(html_dir):
+    text = " ".join(_pages(html_dir)[0].get_text().replace("\u2019", "'").split())
+    for e in em.load_exclusions(EXPLANATIONS):
+        assert e["path"] or e["keys"][0] in text
+        if e["path"]:
+            assert e["path"] in text, e["path"]
+        assert " ".join(e["excluded"].split()[:4]) in text, e["excluded"]
 
 
 def test_each_explained_message_cites_its_source_at_the_pinned_tag(html_dir):
     version = PINNED["sglang"]
-    boxes = _page(html_dir).select("div.error-message")
+    boxes = [box for page in _pages(html_dir) for box in page.select("div.error-message")]
     assert boxes
     for box in boxes:
         links = [a["href"] for a in box.select("aside.source-note a[href]")]
@@ -199,7 +262,7 @@ def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
 
     text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
     index = json.loads(text[text.index("(") + 1:text.rindex(")")])
-    page = index["docnames"].index("reference/error-messages")
+    pages = {index["docnames"].index(doc) for doc in ERROR_DOCS}
     lang = SearchEnglish({})
 
     def docs(stem):  # a word in a heading is indexed under titleterms only
@@ -210,9 +273,11 @@ def test_each_message_pasted_into_search_finds_the_page(html_dir, messages):
         return found
 
     unfound = {}
-    for m in messages:
-        words = [w.lower() for w in lang.split(m.text) if len(w) > 2 and w.lower() not in lang.stopwords]
-        missing = [w for w in words if page not in docs(lang.stem(w))]
+    for m in _shown_messages(messages):
+        # Sphinx indexes no word of two letters or fewer, no stopword and no number (SearchLanguage.word_filter).
+        words = [w.lower() for w in lang.split(m.text)
+                 if len(w) > 2 and w.lower() not in lang.stopwords and not w.isdigit()]
+        missing = [w for w in words if not pages & docs(lang.stem(w))]
         if missing:
             unfound[m.text] = missing
     assert not unfound, unfound

@@ -33,9 +33,10 @@ discussion), with exactly these keys:
     The Sphinx label (``std:label`` in the built ``objects.inv``) of the
     section of this site that answers the report.
 
-Leaves of the troubleshooting symptom tree: in
-``how-to/troubleshooting.html``, every ``<section>`` nested inside the section
-``trouble-by-symptom`` that has no ``<section>`` of its own is a leaf. Each leaf
+Leaves of the troubleshooting symptom tree: the hub ``how-to/troubleshooting.html``
+lists, in its section ``trouble-by-symptom``, one page per symptom family
+(``how-to/troubleshooting-*.html``); on each of those pages every ``<section>``
+(the page's own included) that has no ``<section>`` of its own is a leaf. Each leaf
 holds a paragraph that starts with a bold "Confirm:", one that starts with a
 bold "Fix" and at least one link to a GitHub thread.
 
@@ -216,14 +217,34 @@ def test_every_thread_linked_from_the_site_is_in_the_corpus(html_dir):
     assert not missing, f"threads linked from pages but missing from the corpus: {missing}"
 
 
-def troubleshooting_leaves(html_dir: Path) -> list:
-    soup = BeautifulSoup((html_dir / "how-to" / "troubleshooting.html").read_text(encoding="utf-8"),
-                         "html.parser")
+def troubleshooting_pages(html_dir: Path) -> list[Path]:
+    """The symptom pages the hub's ``trouble-by-symptom`` section links, in its order."""
+    hub = html_dir / "how-to" / "troubleshooting.html"
+    soup = BeautifulSoup(hub.read_text(encoding="utf-8"), "html.parser")
     root = soup.find(id="trouble-by-symptom")
     assert root is not None, "troubleshooting.html has no element with id trouble-by-symptom"
     if root.name != "section":
         root = root.find_parent("section") if root.find_parent("section") else root.find_next("section")
-    return [section for section in root.find_all("section") if not section.find("section")]
+    hrefs = [a["href"].split("#")[0] for a in root.find_all("a", href=True)]
+    pages = list(dict.fromkeys(h for h in hrefs if re.fullmatch(r"troubleshooting-[\w-]+\.html", h)))
+    assert pages, "the hub's trouble-by-symptom section links no troubleshooting-*.html page"
+    return [hub.parent / page for page in pages]
+
+
+def troubleshooting_leaves(html_dir: Path) -> list:
+    leaves = []
+    for page in troubleshooting_pages(html_dir):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        top = (soup.find("article") or soup).find("section")
+        assert top is not None, f"{page.name} has no section"
+        leaves += [section for section in [top, *top.find_all("section")] if not section.find("section")]
+    return leaves
+
+
+def test_every_page_of_the_troubleshooting_folder_is_linked_from_the_hub(html_dir):
+    linked = {p.name for p in troubleshooting_pages(html_dir)}
+    built = {p.name for p in (html_dir / "how-to").glob("troubleshooting-*.html")}
+    assert linked == built, (sorted(built - linked), sorted(linked - built))
 
 
 def _starts_with_bold(paragraph, word: str) -> bool:

@@ -199,3 +199,10 @@ def test_copy_button_leaves_out_prompts_and_output(bad_build, chromium):
         context.close()
     assert shown.startswith("$ nvidia-smi") and "NVIDIA H100" in shown, "the block shows prompts and output"
     assert copied == "nvidia-smi --query-gpu=name --format=csv,noheader\npython -m pip --version"
+
+
+def test_page_landmarks_have_distinct_names(loaded):
+    """axe's best-practice rule landmark-unique (moderate, so not in BLOCKING): e.g. the source-note asides."""
+    rel, _, tab = loaded
+    violations = axe_violations(tab, {"runOnly": ["landmark-unique"]})
+    assert not violations, f"{rel}:\n{describe(violations)}"

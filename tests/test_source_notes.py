@@ -60,3 +60,37 @@ def test_citations_on_the_site_link_to_the_pinned_tags(html_dir):
     assert links, "no page cites the pinned source with {source}"
     wrong = [(str(p.relative_to(html_dir)), href) for p, href in links if not href.startswith(allowed)]
     assert not wrong, wrong
+
+
+def _note_in(section_title: str | None) -> source_notes.source_note:
+    from docutils import nodes
+
+    note = source_notes.source_note()
+    if section_title is None:
+        container = nodes.paragraph("", "")
+        container += note
+        return note
+    section = nodes.section()
+    section += nodes.title(text=section_title)
+    section += note
+    return note
+
+
+def test_a_note_is_named_after_its_section_and_numbered_when_the_name_repeats():
+    taken: set[str] = set()
+    names = [source_notes.note_name(_note_in("Launch"), taken) for _ in range(3)]
+    assert names == ["Source: Launch", "Source: Launch (2)", "Source: Launch (3)"]
+    assert source_notes.note_name(_note_in(None), taken) == "Source"
+
+
+def test_source_notes_on_each_built_page_have_distinct_accessible_names(html_dir):
+    """axe's landmark-unique: asides of one page need distinct names (37 nodes shared "Source" before)."""
+    from bs4 import BeautifulSoup
+
+    repeated = {}
+    for page in html_dir.rglob("*.html"):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        names = [a.get("aria-label") for a in soup.select("aside.source-note")]
+        if len(names) != len(set(names)):
+            repeated[str(page.relative_to(html_dir))] = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, repeated

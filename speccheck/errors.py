@@ -2,22 +2,28 @@
 
 Usage::
 
-    python tools/error_messages.py            # one line per message: file:line kind type text
-    python tools/error_messages.py --yaml     # a skeleton of docs/_data/error-messages.yaml entries
-    python tools/error_messages.py --check    # exit 1 when the explanations and the source disagree
+    python -m speccheck.errors            # one line per message: file:line kind type text
+    python -m speccheck.errors --check    # exit 1 when the explanations and the source disagree
+    make error-messages                   # add a skeleton entry for each new message to the data, list stale ones
 
 The page ``docs/reference/error-messages.md`` is rendered from :func:`extract`
 by ``sphinxext/error_messages_ref.py``, which also fails the build on a message
 without an explanation (or an explanation without a message).
 
 Scope (:data:`SCOPE`): the files are parsed with :mod:`ast`, nothing is imported.
+It covers the start-up validation and the worker start-up of every registered algorithm
+(``EAGLE``, ``EAGLE3``, ``NEXTN``, ``STANDALONE``, ``NGRAM``, ``DFLASH``, ``DSPARK``, ``UNO``
+and the internal ``FROZEN_KV_MTP``) and of separate MTP draft checkpoints:
 
-- **whole files**: speculative start-up validation (``arg_groups/speculative_hook.py``),
-  the algorithm registry (``speculative/spec_registry.py``, ``speculative/spec_info.py``),
-  the draft-worker helpers every speculative worker calls while it starts
-  (``speculative/draft_worker_common.py``, ``speculative/draft_utils.py``), and the
+- **whole files**: speculative start-up validation (``arg_groups/speculative_hook.py``,
+  every ``_handle_*`` function), the algorithm registry (``speculative/spec_registry.py``,
+  ``speculative/spec_info.py``), the draft-worker helpers every speculative worker calls
+  while it starts (``speculative/draft_worker_common.py``, ``speculative/draft_utils.py``),
+  the DSPARK draft-config checks (``speculative/dspark_components/dspark_config.py``), and the
   EAGLE / EAGLE-3 draft model files (``models/*eagle*.py``) with their loaders;
-- **named functions** elsewhere that check speculative settings: the draft's context
+- **named functions** elsewhere that check speculative settings: the DFLASH-family draft
+  ``config.json`` checks (``speculative/dflash_utils.py``: ``parse_dflash_draft_config`` and the
+  helpers that resolve its layers and window), the draft's context
   length (``configs/model_config.py``: ``ModelConfig._derive_context_length``), and the
   speculative-decoding messages (text matching :data:`SPECULATIVE_TEXT`) of the general
   start-up checks (``arg_groups/validation_hook.py``: ``check_server_args``,
@@ -25,16 +31,15 @@ Scope (:data:`SCOPE`): the files are parsed with :mod:`ast`, nothing is imported
   cache check (``arg_groups/kv_cache_hook.py``: ``handle_kv4_compatibility``) and of the LoRA
   checks (``arg_groups/lora_hook.py``: ``check_lora_speculative_compatibility``,
   ``check_lora_moe_runner_args``);
-- **start-up paths** of the speculative workers (``speculative/*worker*.py``): each
-  class's ``__init__``, every method whose name contains ``init`` or ``alloc``, and,
-  transitively, every method of the same class that those call as ``self.<name>(...)``
-  and every module-level function of the file that they call by name.
+- **start-up paths** of the speculative workers (``speculative/**/*worker*.py``, DSPARK's
+  worker in ``dspark_components/`` included): each class's ``__init__``, every method whose
+  name contains ``init`` or ``alloc``, and, transitively, every method of the same class that
+  those call as ``self.<name>(...)`` and every module-level function of the file that they
+  call by name.
 
-Left out (:data:`NOT_DOCUMENTED`): the paths used only by algorithms this guide does not
-document - UNO, DSPARK, FROZEN_KV_MTP (Gemma 4 assistant drafts) and the IQuest Q1 MTP
-draft (``_handle_uno``, ``_handle_dspark``, ``_handle_frozen_kv_mtp``,
-``_handle_iquest_q1_mtp_draft``, ``uno_worker_v2.py``, ``frozen_kv_mtp_worker_v2.py``).
-Messages of other algorithms inside shared functions stay in.
+What is left out is listed in the data, not here: an entry of the explanations file with
+``excluded`` (a reason) names either messages (``keys``) that the page does not explain, or
+a source file or function (``path``) that the scope does not read (:func:`load_exclusions`).
 
 In those functions a *message* is a statement whose text a user sees:
 
@@ -61,9 +66,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
 
 @dataclass(frozen=True)
 class Scope:
@@ -84,19 +86,26 @@ class Scope:
     exclude: tuple[str, ...] = ()
 
 
-# Paths used only by algorithms the guide does not document (UNO, DSPARK, FROZEN_KV_MTP
-# and the IQuest Q1 MTP draft): their messages would need pages the guide does not have.
-NOT_DOCUMENTED = ("_handle_uno", "_handle_dspark", "_handle_frozen_kv_mtp", "_handle_iquest_q1_mtp_draft",
-                  "uno_worker_v2.py", "frozen_kv_mtp_worker_v2.py")
 SPECULATIVE_TEXT = r"(?i)specul|eagle|mtp|draft|_SPEC\b"
 SCOPE: tuple[Scope, ...] = (
-    Scope("sglang/srt/arg_groups/speculative_hook.py", exclude=NOT_DOCUMENTED),
+    # Start-up validation of every registered algorithm (EAGLE/EAGLE3/NEXTN, STANDALONE, NGRAM,
+    # DFLASH, DSPARK, UNO, FROZEN_KV_MTP) and of separate MTP draft checkpoints (IQuest Q1).
+    Scope("sglang/srt/arg_groups/speculative_hook.py"),
     Scope("sglang/srt/speculative/spec_registry.py"),
     Scope("sglang/srt/speculative/spec_info.py"),
     Scope("sglang/srt/speculative/draft_worker_common.py"),
     Scope("sglang/srt/speculative/draft_utils.py"),
+    # DSPARK's draft config.json checks, run while the DSPARK worker starts.
+    Scope("sglang/srt/speculative/dspark_components/dspark_config.py"),
+    # The DFLASH-family draft config.json checks (DFLASH and DSPARK drafts), run while the draft loads;
+    # the file's other functions run per batch.
+    Scope("sglang/srt/speculative/dflash_utils.py", "functions",
+          ("parse_dflash_draft_config", "_parse_optional_int", "DFlashDraftConfig.require_num_layers",
+           "DFlashDraftConfig.resolve_target_layer_ids", "build_target_layer_ids", "get_dflash_layer_types",
+           "get_dflash_attention_sliding_window_size")),
     Scope("sglang/srt/models/*eagle*.py"),
-    Scope("sglang/srt/speculative/*worker*.py", "startup", exclude=NOT_DOCUMENTED),
+    # Worker start-up of every algorithm, DSPARK's worker (in its own folder) included.
+    Scope("sglang/srt/speculative/**/*worker*.py", "startup"),
     # Draft loading: the draft's context length (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN).
     Scope("sglang/srt/configs/model_config.py", "functions", ("ModelConfig._derive_context_length",)),
     # General start-up validation: only its speculative-decoding messages.
@@ -367,36 +376,68 @@ def by_key(messages: list[Message]) -> dict[str, list[Message]]:
     return out
 
 
-def load_explanations(path: Path) -> list[dict]:
-    """The explanations file as a list of entries, each with ``keys`` as a list.
-
-    :param path: a YAML list of mappings with ``keys`` (a list) or ``key`` (one), and
-        ``group``, ``cause``, ``fix`` (MyST Markdown) and optionally ``see`` (a label).
-    :raises ValueError: an entry lacks a field, or a key appears in two entries.
-    """
+def _load(path: Path) -> list[dict]:
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or []
+
+
+def _keys(entry: dict) -> list[str]:
+    return list(entry.get("keys") or ([entry["key"]] if entry.get("key") else []))
+
+
+def load_explanations(path: Path) -> list[dict]:
+    """The explained entries of the explanations file, each with ``keys`` as a list.
+
+    :param path: a YAML list of mappings. An explanation has ``keys`` (a list) or ``key``
+        (one), and ``group``, ``cause``, ``fix`` (MyST Markdown) and optionally ``see`` (a
+        label). An exclusion has ``excluded`` (the reason) and either ``keys`` or ``path``;
+        exclusions are skipped here (:func:`load_exclusions`).
+    :raises ValueError: an entry lacks a field, or a key appears in two entries.
+    """
     out: list[dict] = []
     seen: set[str] = set()
-    for n, entry in enumerate(data, start=1):
-        keys = entry.get("keys") or ([entry["key"]] if entry.get("key") else [])
-        missing = [f for f in ("group", "cause", "fix") if not entry.get(f)] + ([] if keys else ["keys"])
+    for n, entry in enumerate(_load(path), start=1):
+        keys = _keys(entry)
+        if "excluded" in entry:
+            missing = ([] if entry["excluded"] else ["excluded (a reason)"]) + (
+                [] if keys or entry.get("path") else ["keys or path"])
+        else:
+            missing = [f for f in ("group", "cause", "fix") if not entry.get(f)] + ([] if keys else ["keys"])
         if missing:
             raise ValueError(f"{path}: entry {n} lacks {', '.join(missing)}")
         for key in keys:
             if key in seen:
                 raise ValueError(f"{path}: key {key!r} appears twice")
             seen.add(key)
-        out.append({**entry, "keys": list(keys)})
+        if "excluded" not in entry:
+            out.append({**entry, "keys": keys})
     return out
+
+
+def load_exclusions(path: Path) -> list[dict]:
+    """The exclusions of the explanations file: ``[{"excluded": reason, "keys": [...], "path": str | None}]``.
+
+    ``keys`` are messages the extractor finds and the page does not explain; ``path``
+    (a file, a glob of files, or ``file::function``, relative to ``site-packages``) is
+    source the scope does not read. Validated by :func:`load_explanations`.
+    """
+    load_explanations(path)
+    return [{"excluded": e["excluded"], "keys": _keys(e), "path": e.get("path")}
+            for e in _load(path) if "excluded" in e]
+
+
+def accounted_keys(path: Path) -> set[str]:
+    """Every message key the explanations file explains or excludes (for :func:`compare`)."""
+    return {k for e in load_explanations(path) for k in e["keys"]} | {
+        k for e in load_exclusions(path) for k in e["keys"]}
 
 
 def compare(messages: list[Message], explained: set[str]) -> tuple[list[Message], list[str]]:
     """``(first message of each key without an explanation, explained keys without a message)``.
 
     :param messages: from :func:`extract`.
-    :param explained: every key of the explanations (:func:`load_explanations`).
+    :param explained: every key the explanations file accounts for (:func:`accounted_keys`).
     """
     keys = by_key(messages)
     unexplained = [group[0] for k, group in keys.items() if k not in explained]
@@ -404,22 +445,48 @@ def compare(messages: list[Message], explained: set[str]) -> tuple[list[Message]
     return unexplained, stale
 
 
+def update(path: Path, messages: list[Message]) -> tuple[list[Message], list[str]]:
+    """Append a skeleton entry (empty ``group``/``cause``/``fix``) for each unexplained message to ``path``.
+
+    The skeletons make the build fail until someone writes the explanation (or turns the
+    entry into an exclusion with a reason); stale keys are returned, not deleted.
+
+    :param path: the explanations file (created when missing).
+    :param messages: from :func:`extract`.
+    :returns: ``(messages that got a skeleton, stale keys)``.
+    """
+    import yaml
+
+    accounted = accounted_keys(path) if path.exists() else set()
+    unexplained, stale = compare(messages, accounted)
+    if unexplained:
+        skeleton = yaml.safe_dump([{"keys": [m.key], "group": "", "cause": "", "fix": "", "see": ""}
+                                   for m in unexplained], sort_keys=False, width=120)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(skeleton)
+    return unexplained, stale
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--yaml", action="store_true", help="print skeleton entries for unexplained messages")
-    parser.add_argument("--check", action="store_true", help="exit 1 if explanations and source disagree")
-    parser.add_argument("--explanations", type=Path, default=ROOT / "docs" / "_data" / "error-messages.yaml")
+    """``python -m speccheck.errors [--check | --update] [--explanations PATH]``; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m speccheck.errors", description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if explanations and source disagree")
+    mode.add_argument("--update", action="store_true",
+                      help="append a skeleton entry for each unexplained message; list stale entries")
+    parser.add_argument("--explanations", type=Path, default=Path("docs/_data/error-messages.yaml"))
     args = parser.parse_args(argv)
     messages = extract()
-    if args.check or args.yaml:
-        entries = load_explanations(args.explanations) if args.explanations.exists() else []
-        unexplained, stale = compare(messages, {k for e in entries for k in e["keys"]})
-        if args.yaml:
-            import yaml
-
-            print(yaml.safe_dump([{"key": m.key, "group": "", "cause": "", "fix": "", "see": ""}
-                                  for m in unexplained], sort_keys=False, width=200))
-            return 0
+    if args.update:
+        added, stale = update(args.explanations, messages)
+        for m in added:
+            print(f"added a skeleton: {m.file}:{m.line} {m.kind} {m.text!r}")
+        for k in stale:
+            print(f"stale (delete the entry): {k}")
+        print(f"{len(by_key(messages))} message keys; {len(added)} new, {len(stale)} stale", file=sys.stderr)
+        return 1 if stale else 0
+    if args.check:
+        unexplained, stale = compare(messages, accounted_keys(args.explanations))
         for m in unexplained:
             print(f"unexplained: {m.file}:{m.line} {m.kind} {m.text!r}")
         for k in stale:
