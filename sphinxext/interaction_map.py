@@ -56,9 +56,18 @@ def _table(header: list[str], rows: list[list[nodes.Node | str]], widths: list[i
 
 
 def _ref(label: str) -> nodes.Node:
-    xref = pending_xref("", refdomain="std", reftype="ref", reftarget=label, refexplicit=False, refwarn=True)
+    """A link to a section label; a label the site lacks renders as plain text (tests/test_interactions.py
+    fails on it instead, naming the points), so a page of another branch need not exist to build this one."""
+    xref = pending_xref("", refdomain="std", reftype="ref", reftarget=label, refexplicit=False, refwarn=True,
+                        ix_optional=True)
     xref += nodes.inline(text=label)
     return xref
+
+
+def _keep_missing_as_text(app, env, node, contnode):
+    if node.get("ix_optional"):
+        return contnode
+    return None
 
 
 class _MapDirective(SphinxDirective):
@@ -116,7 +125,41 @@ class InteractionModels(_MapDirective):
                        [30, 30, 10, 30])]
 
 
+class InteractionPoints(_MapDirective):
+    """The points mapped to one section: each named point (parameter, field, endpoint, argument, algorithm,
+    model) as a literal with the speculative files or functions it reaches, and the functions as a count."""
+
+    option_spec = {"section": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        points, mapping = self._data()
+        label = self.options["section"].strip()
+        mine = [p for p in points if ix.resolve(p, mapping).section == label]
+        named = [p for p in mine if p.kind != "reads-spec-state"]
+        functions = len(mine) - len(named)
+        items = nodes.bullet_list(classes=["interaction-points"])
+        for p in named:
+            para = nodes.paragraph()
+            para += nodes.literal(text=p.id.split(":", 1)[1])
+            reach = p.detail.get("spec_files") or p.detail.get("spec_calls") or p.detail.get("rules") or []
+            if p.kind in ("sampling-param", "request-field", "endpoint"):
+                para += nodes.Text(f" ({p.kind}): " + (f"{len(reach)} speculative code paths name it"
+                                                        if reach else "no speculative code names it"))
+            else:
+                para += nodes.Text(f" ({p.kind})")
+            items += nodes.list_item("", para)
+        out: list[nodes.Node] = [items] if named else []
+        if functions:
+            out.append(nodes.paragraph(text=f"Also explained here: {functions} functions of SGLang that read "
+                                            "speculative state (listed in the interaction map's data)."))
+        if not out:
+            out.append(nodes.paragraph(text="No point of the interaction map is mapped to this section."))
+        return out
+
+
 def setup(app):
+    app.connect("missing-reference", _keep_missing_as_text)
+    app.add_directive("interaction-points", InteractionPoints)
     app.add_directive("interaction-summary", InteractionSummary)
     app.add_directive("interaction-models", InteractionModels)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
