@@ -136,3 +136,18 @@ def test_every_no_effect_point_has_a_one_line_reason():
         r = ix.resolve(point, mapping)
         if r.section is None and r.by is not None:
             assert r.reason and "\n" not in r.reason.strip(), point.id
+
+
+def test_field_reports_lists_reports_filed_under_a_label_or_its_subsections(tmp_path):
+    import field_reports  # sphinxext/, on sys.path through conftest
+
+    entries = [
+        {"url": "https://github.com/a/b/issues/1", "section": "ix-kv-memory", "date": "2026-01-02"},
+        {"url": "https://github.com/a/b/issues/2", "section": "ix-kv-memory-radix", "date": "2025-01-02"},
+        {"url": "https://github.com/a/b/issues/3", "section": "ix-kv-memoryless", "date": None},
+        {"url": "https://github.com/a/b/issues/4", "section": "ix-scheduling", "date": None},
+    ]
+    (tmp_path / "r.yaml").write_text(yaml.safe_dump(entries))
+    urls = [e["url"][-1] for e in field_reports.reports_for(tmp_path, "ix-kv-memory")]
+    assert urls == ["2", "1"]  # by date; a label that merely starts with the same letters is not a subsection
+    assert [e["url"][-1] for e in field_reports.reports_for(tmp_path, "ix-kv-memory", exact=True)] == ["1"]
