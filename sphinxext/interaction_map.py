@@ -119,7 +119,8 @@ class InteractionModels(_MapDirective):
                 continue
             hooks = ", ".join(HOOK_MEANING.get(h, h) for h in p.detail.get("target_hooks", [])) or "none"
             rows.append([nodes.paragraph("", "", nodes.literal(text=p.qualname)),
-                         nodes.paragraph("", "", nodes.literal(text=p.file.removeprefix("sglang/srt/models/"))),
+                         nodes.paragraph("", "", nodes.inline(text=p.file.removeprefix("sglang/srt/models/"),
+                                                              classes=["source-note"])),
                          "yes" if p.detail.get("registered") else "no", hooks])
         return [_table(["class", "file (sglang/srt/models/)", "registered", "target-side hooks"], rows,
                        [30, 30, 10, 30])]
@@ -137,7 +138,8 @@ class InteractionPoints(_MapDirective):
         mine = [p for p in points if ix.resolve(p, mapping).section == label]
         named = [p for p in mine if p.kind != "reads-spec-state"]
         functions = len(mine) - len(named)
-        items = nodes.bullet_list(classes=["interaction-points"])
+        # Names of the source, set apart like a source note (they are what the extractor read).
+        items = nodes.bullet_list(classes=["interaction-points", "source-note"])
         for p in named:
             para = nodes.paragraph()
             para += nodes.literal(text=p.id.split(":", 1)[1])
