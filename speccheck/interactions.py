@@ -38,7 +38,8 @@ six kinds:
 
 Each point has an ``id`` (stable across pins while the code stays put: kind prefix and ``file::qualname``
 or name, never a line number), ``file`` (relative to ``site-packages``), ``qualname``, ``line``,
-``subsystem`` (from :data:`SUBSYSTEMS`, by path) and ``kind``.
+``subsystem`` (from :data:`SUBSYSTEMS`, by path; ``request-output`` for every sampling parameter and request
+field, ``algorithms`` for algorithms) and ``kind``.
 
 Where each point is explained lives in ``speccheck/data/interactions-map.yaml`` (rules and per-point
 overrides, written by hand; see :func:`load_mapping`); :func:`coverage_problems` names every point that is
@@ -330,7 +331,7 @@ def _field_points(src: _Source, rel: str, cls_name: str, kind: str, prefix: str)
     if cls is None:
         return
     for name, line in _class_fields(cls):
-        yield Point(f"{prefix}:{name}", kind, rel, f"{cls_name}.{name}", line, subsystem_of(rel),
+        yield Point(f"{prefix}:{name}", kind, rel, f"{cls_name}.{name}", line, "request-output",
                     detail={"spec_files": src.files_naming(name)})
 
 
