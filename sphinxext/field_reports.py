@@ -1,0 +1,67 @@
+"""The ``field-reports`` directive: the public reports of the corpus that a section answers.
+
+Usage (on a subsystem page, at the end of a section)::
+
+    ```{field-reports}
+    :section: ix-kv-memory
+    ```
+
+lists every entry of ``docs/_data/field-reports/*.yaml`` whose ``section`` equals the label, or starts with
+it followed by ``-`` (so ``ix-kv-memory`` also lists reports filed under ``ix-kv-memory-radix``); with
+``:exact:`` only equal labels count. Each report renders as a list item: its title linked to the thread, its
+date, algorithm and status. With no report it renders one sentence saying so (no warning: a section can be
+complete before anyone has reported on it). Schema of the entries: tests/test_field_reports.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+CORPUS = "_data/field-reports"
+
+
+def reports_for(corpus_dir: Path, label: str, exact: bool = False) -> list[dict]:
+    """The corpus entries (dicts, schema of tests/test_field_reports.py) whose ``section`` is ``label`` or,
+    unless ``exact``, starts with ``label + "-"``; sorted by date (undated last), then URL."""
+    out = []
+    for path in sorted(corpus_dir.glob("*.yaml")):
+        for entry in yaml.safe_load(path.read_text()) or []:
+            section = str(entry.get("section") or "")
+            if section == label or (not exact and section.startswith(label + "-")):
+                out.append(entry)
+    return sorted(out, key=lambda e: (e.get("date") is None, str(e.get("date") or ""), e["url"]))
+
+
+class FieldReports(SphinxDirective):
+    """List the field reports behind a section (see the module docstring)."""
+
+    option_spec = {"section": directives.unchanged_required, "exact": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        corpus = Path(self.env.srcdir) / CORPUS
+        for path in corpus.glob("*.yaml"):
+            self.env.note_dependency(str(path))
+        label = self.options["section"].strip()
+        entries = reports_for(corpus, label, "exact" in self.options)
+        if not entries:
+            return [nodes.paragraph(text="No report of the guide's field-report corpus is filed under this "
+                                         "section yet.")]
+        items = nodes.bullet_list(classes=["field-reports"])
+        for e in entries:
+            para = nodes.paragraph()
+            para += nodes.reference("", e["title"], refuri=e["url"])
+            facts = [str(e["date"]) if e.get("date") else "undated", e.get("algorithm") or "any algorithm",
+                     str(e["status"])]
+            para += nodes.Text(f" ({', '.join(facts)})")
+            items += nodes.list_item("", para)
+        return [items]
+
+
+def setup(app):
+    app.add_directive("field-reports", FieldReports)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,167 @@
+"""Directives of the interaction map (docs/reference/interactions/): counts per subsystem and the model table.
+
+Both read ``speccheck/data/interactions.json`` (written by ``make interactions`` from the pinned wheel) and
+``speccheck/data/interactions-map.yaml`` (where each point is explained); a page that uses them is read again
+when either file changes.
+
+- ``interaction-summary`` (no options): a table with one row per subsystem: points, how many are mapped to a
+  section, how many are marked no-user-visible-effect, and the sections they map to (as links);
+- ``interaction-models`` (option ``:role:`` ``draft`` or ``target``): a table of the model classes with a
+  draft or MTP path (kind ``model-class``): class, file, whether the module's ``EntryClass`` registers it
+  (so ``architectures[0]`` of a checkpoint can name it) and the target-side hooks it defines.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.addnodes import pending_xref
+from sphinx.util.docutils import SphinxDirective
+
+from speccheck import interactions as ix
+
+HOOK_MEANING = {
+    "set_eagle3_layers_to_capture": "EAGLE-3 hidden-state capture",
+    "get_embed_and_head": "shares embedding and LM head",
+    "set_embed_and_head": "takes the target's embedding and LM head",
+    "get_embed": "shares embedding",
+    "set_embed": "takes the target's embedding",
+}
+
+
+def _table(header: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["interaction-table"])
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    for w in widths:
+        group += nodes.colspec(colwidth=w)
+    head = nodes.thead()
+    group += head
+    row = nodes.row()
+    for title in header:
+        row += nodes.entry("", nodes.paragraph(text=title))
+    head += row
+    body = nodes.tbody()
+    group += body
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            entry = nodes.entry()
+            entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph(text=str(cell))
+            row += entry
+        body += row
+    return table
+
+
+def _ref(label: str) -> nodes.Node:
+    """A link to a section label; a label the site lacks renders as plain text (tests/test_interactions.py
+    fails on it instead, naming the points), so a page of another branch need not exist to build this one."""
+    xref = pending_xref("", refdomain="std", reftype="ref", reftarget=label, refexplicit=False, refwarn=True,
+                        ix_optional=True)
+    xref += nodes.inline(text=label)
+    return xref
+
+
+def _keep_missing_as_text(app, env, node, contnode):
+    if node.get("ix_optional"):
+        return contnode
+    return None
+
+
+class _MapDirective(SphinxDirective):
+    def _data(self):
+        self.env.note_dependency(str(ix.DATA_FILE))
+        self.env.note_dependency(str(ix.MAPPING_FILE))
+        return ix.load(), ix.load_mapping()
+
+
+class InteractionSummary(_MapDirective):
+    """Points per subsystem, mapped and marked (see the module docstring)."""
+
+    def run(self) -> list[nodes.Node]:
+        points, mapping = self._data()
+        counts = ix.summary(points, mapping)
+        sections: dict[str, Counter] = {}
+        for p in points:
+            r = ix.resolve(p, mapping)
+            if r.section:
+                sections.setdefault(p.subsystem, Counter())[r.section] += 1
+        rows = []
+        for name in sorted(counts, key=lambda n: -counts[n]["points"]):
+            c = counts[name]
+            para = nodes.paragraph()
+            for i, (label, _) in enumerate(sections.get(name, Counter()).most_common()):
+                if i:
+                    para += nodes.Text(", ")
+                para += _ref(label)
+            rows.append([nodes.paragraph("", "", nodes.literal(text=name)), str(c["points"]), str(c["mapped"]),
+                         str(c["no-effect"]), para])
+        total = Counter()
+        for c in counts.values():
+            total.update(c)
+        rows.append(["all", str(total["points"]), str(total["mapped"]), str(total["no-effect"]), ""])
+        return [_table(["subsystem", "points", "mapped", "no effect", "explained in"], rows, [18, 8, 8, 8, 50])]
+
+
+class InteractionModels(_MapDirective):
+    """The model classes with a draft or MTP path (see the module docstring)."""
+
+    option_spec = {"role": lambda v: directives.choice(v, ("draft", "target"))}
+
+    def run(self) -> list[nodes.Node]:
+        points, _ = self._data()
+        role = self.options.get("role", "draft")
+        rows = []
+        for p in points:
+            if p.kind != "model-class" or p.detail.get("role") != role:
+                continue
+            hooks = ", ".join(HOOK_MEANING.get(h, h) for h in p.detail.get("target_hooks", [])) or "none"
+            rows.append([nodes.paragraph("", "", nodes.literal(text=p.qualname)),
+                         nodes.paragraph("", "", nodes.inline(text=p.file.removeprefix("sglang/srt/models/"),
+                                                              classes=["source-note"])),
+                         "yes" if p.detail.get("registered") else "no", hooks])
+        return [_table(["class", "file (sglang/srt/models/)", "registered", "target-side hooks"], rows,
+                       [30, 30, 10, 30])]
+
+
+class InteractionPoints(_MapDirective):
+    """The points mapped to one section: each named point (parameter, field, endpoint, argument, algorithm,
+    model) as a literal with the speculative files or functions it reaches, and the functions as a count."""
+
+    option_spec = {"section": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        points, mapping = self._data()
+        label = self.options["section"].strip()
+        mine = [p for p in points if ix.resolve(p, mapping).section == label]
+        named = [p for p in mine if p.kind != "reads-spec-state"]
+        functions = len(mine) - len(named)
+        # Names of the source, set apart like a source note (they are what the extractor read).
+        items = nodes.bullet_list(classes=["interaction-points", "source-note"])
+        for p in named:
+            para = nodes.paragraph()
+            para += nodes.literal(text=p.id.split(":", 1)[1])
+            reach = p.detail.get("spec_files") or p.detail.get("spec_calls") or p.detail.get("rules") or []
+            if p.kind in ("sampling-param", "request-field", "endpoint"):
+                para += nodes.Text(f" ({p.kind}): " + (f"{len(reach)} speculative code paths name it"
+                                                        if reach else "no speculative code names it"))
+            else:
+                para += nodes.Text(f" ({p.kind})")
+            items += nodes.list_item("", para)
+        out: list[nodes.Node] = [items] if named else []
+        if functions:
+            out.append(nodes.paragraph(text=f"Also explained here: {functions} functions of SGLang that read "
+                                            "speculative state (listed in the interaction map's data)."))
+        if not out:
+            out.append(nodes.paragraph(text="No point of the interaction map is mapped to this section."))
+        return out
+
+
+def setup(app):
+    app.connect("missing-reference", _keep_missing_as_text)
+    app.add_directive("interaction-points", InteractionPoints)
+    app.add_directive("interaction-summary", InteractionSummary)
+    app.add_directive("interaction-models", InteractionModels)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
