@@ -23,7 +23,7 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages interactions $(CHECK_FILES)
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages interactions
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -129,6 +129,7 @@ clean: ## Remove build outputs (keeps .venv).
 
 # The files named after `make check-commands` are its arguments, not targets.
 ifneq ($(filter check-commands,$(MAKECMDGOALS)),)
+.PHONY: $(CHECK_FILES)
 $(CHECK_FILES):
 	@:
 endif
