@@ -33,6 +33,14 @@ discussion), with exactly these keys:
     The Sphinx label (``std:label`` in the built ``objects.inv``) of the
     section of this site that answers the report.
 
+One optional key, ``release``, marks the change a thread names: a mapping with
+``change`` (``fixed`` or ``broken``), an optional ``pr`` (``owner/repo#N``) and a
+``signature``: ``file`` (a path in the pinned wheel, ``sglang/...``) and
+``text``, a literal that the change added and that the pinned file holds, or,
+with ``absent: true``, one the change removed and the pinned file lacks. The
+keys ``verdict``, ``checked`` and ``reason`` are written by
+``make release-verdicts``.
+
 Leaves of the troubleshooting symptom tree: the hub ``how-to/troubleshooting.html``
 lists, in its section ``trouble-by-symptom``, one page per symptom family
 (``how-to/troubleshooting-*.html``); on each of those pages every ``<section>``
@@ -138,9 +146,9 @@ def entry_problems(entry) -> list[str]:
     """
     if not isinstance(entry, dict):
         return [f"an entry must be a mapping, got {type(entry).__name__}"]
-    if set(entry) != set(FIELDS):
-        return [f"fields {sorted(set(entry) ^ set(FIELDS))} differ from the schema"]
-    problems = []
+    if set(entry) - {"release"} != set(FIELDS):
+        return [f"fields {sorted((set(entry) - {'release'}) ^ set(FIELDS))} differ from the schema"]
+    problems = release_problems(entry["release"]) if "release" in entry else []
     if not (isinstance(entry["url"], str) and THREAD.match(entry["url"])):
         problems.append(f"url {entry['url']!r} is not a GitHub issue, pull request or discussion")
     for key in ("title", "fix", "status_source", "section"):
@@ -164,6 +172,41 @@ def entry_problems(entry) -> list[str]:
     return problems
 
 
+RELEASE_KEYS = {"change", "pr", "signature", "verdict", "checked", "reason"}
+PR_REF = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+
+
+def release_problems(release) -> list[str]:
+    """What is wrong with an entry's optional ``release`` block (an empty list when nothing is).
+
+    :param release: the value of the entry's ``release`` key, as ``yaml.safe_load`` returns it.
+    :returns: one message per broken rule; the signature is checked against the pinned wheel's file.
+    """
+    if not isinstance(release, dict) or set(release) - RELEASE_KEYS:
+        return [f"release must be a mapping with keys from {sorted(RELEASE_KEYS)}"]
+    problems = []
+    if release.get("change") not in ("fixed", "broken"):
+        problems.append(f"release change {release.get('change')!r} is not fixed or broken")
+    if "pr" in release and not (isinstance(release["pr"], str) and PR_REF.match(release["pr"])):
+        problems.append(f"release pr {release['pr']!r} is not owner/repo#N")
+    signature = release.get("signature")
+    if not (isinstance(signature, dict) and set(signature) <= {"file", "text", "absent"}
+            and isinstance(signature.get("file"), str) and isinstance(signature.get("text"), str)
+            and signature["text"] and signature.get("absent", False) in (True, False)):
+        return problems + ["release signature needs file, text and an optional boolean absent"]
+    package, _, rest = signature["file"].partition("/")
+    try:
+        file = source_notes.package_dir(package) / rest
+    except source_notes.CitationError as error:
+        return problems + [f"release signature file: {error}"]
+    if not file.is_file():
+        return problems + [f"release signature file {signature['file']} is not in the pinned wheel"]
+    present = signature["text"] in file.read_text(encoding="utf-8")
+    if present == bool(signature.get("absent", False)):
+        problems.append(f"release signature text is {'present' if present else 'absent'} in {signature['file']}")
+    return problems
+
+
 @pytest.mark.parametrize("item", corpus(), ids=entry_id)
 def test_an_entry_follows_the_schema(item):
     _, entry = item
@@ -181,6 +224,18 @@ def test_a_bad_entry_is_reported_rule_by_rule():
         assert fragment in problems, (fragment, problems)
     assert entry_problems({"url": "https://github.com/a/b/issues/1"}) == [
         f"fields {sorted(set(FIELDS) - {'url'})} differ from the schema"]
+
+
+def test_a_bad_release_block_is_reported():
+    good = {"change": "fixed", "pr": "sgl-project/sglang#1",
+            "signature": {"file": "sglang/srt/speculative/spec_info.py", "text": "class SpeculativeAlgorithm"}}
+    assert release_problems(good) == []
+    assert release_problems({**good, "signature": {**good["signature"], "absent": True}}) == [
+        "release signature text is present in sglang/srt/speculative/spec_info.py"]
+    problems = "\n".join(release_problems({"change": "gone", "pr": "#1",
+                                            "signature": {"file": "sglang/nope.py", "text": "x"}}))
+    for fragment in ("change 'gone'", "pr '#1'", "sglang/nope.py is not in the pinned wheel"):
+        assert fragment in problems, (fragment, problems)
 
 
 @pytest.mark.parametrize("item", corpus(), ids=entry_id)
