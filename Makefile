@@ -23,7 +23,7 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history release-verdicts linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -114,6 +114,10 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
 flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.
 	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
+
+# Reads the cache that `make flag-history` fills; downloads nothing and stops naming a missing release.
+release-verdicts: $(BIN)/.installed ## Write the release verdicts of the field-report corpus from the wheel cache.
+	$(BIN)/python tools/release_verdicts.py --cache $(BUILDDIR)/sglang-wheels
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache
