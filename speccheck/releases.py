@@ -5,7 +5,7 @@ A corpus entry (``docs/_data/field-reports/*.yaml``) may carry a ``release`` blo
     release:
       change: fixed                 # fixed | broken: what the signature marks arriving
       pr: sgl-project/sglang#12345  # optional
-      signature:                    # a literal text in one file of the package
+      signature:                    # a literal text in one file (or, ending in /, any .py below a folder)
         file: sglang/srt/speculative/eagle_worker_v2.py
         text: "if self.topk > 1 and self.page_size > 1"
         absent: false               # optional; true when the change REMOVES the text
@@ -102,12 +102,23 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def has_text(version: str, file: str, text: str, cache_dir: Path = DEFAULT_CACHE) -> bool:
-    """Whether ``text`` occurs literally in ``file`` (``sglang/...``) of release ``version``; False without the file.
+@cache
+def _python_files(folder: Path) -> tuple[Path, ...]:
+    return tuple(sorted(folder.rglob("*.py"))) if folder.is_dir() else ()
 
+
+def has_text(version: str, file: str, text: str, cache_dir: Path = DEFAULT_CACHE) -> bool:
+    """Whether ``text`` occurs literally in ``file`` of release ``version``; False without the file.
+
+    :param file: a path inside the wheel (``sglang/srt/server_args.py``), or a folder ending in
+        ``/`` (``sglang/srt/speculative/``): then any ``*.py`` file below it counts, so a
+        signature survives code moving between files.
     :raises MissingRelease: the release is not in the cache.
     """
-    content = _read(release_tree(version, cache_dir) / file)
+    tree = release_tree(version, cache_dir)
+    if file.endswith("/"):
+        return any(text in (_read(path) or "") for path in _python_files(tree / file))
+    content = _read(tree / file)
     return content is not None and text in content
 
 
