@@ -10,8 +10,9 @@ and an empty result region; ``_static/my-release.js`` fills it in the browser
 from ``_static/my-release-data.js``, written by this extension after each HTML
 build. That file sets ``window.SGLANG_MY_RELEASE`` to a JSON object:
 
-- ``pin``: the pinned release; ``releases``: every release, oldest first
-  (``speccheck/data/flag-history.json``);
+- ``pin``: the pinned release (``requirements-pinned.txt``); ``releases``: every
+  release of ``speccheck/data/flag-history.json`` up to the pin, oldest first, and the
+  pin (the script fills the ``<select>`` from it, so no page spells a version out);
 - ``reports``: each field-report corpus entry whose ``release`` block has a
   verdict in a release or ``not-released`` (``speccheck/releases.py``): its
   ``url``, ``title``, ``change`` (fixed or broken), ``verdict``, ``status`` and
@@ -40,15 +41,15 @@ OUTPUT = "my-release-data.js"
 RELEASED_VERDICTS_EXTRA = ("not-released",)  # shown as "in no release yet"
 
 FORM = """<link rel="stylesheet" href="{root}_static/my-release.css">
-<div class="my-release" id="my-release" data-root="{root}" data-pin="{pin}">
+<div class="my-release" id="my-release" data-root="{root}">
   <label for="my-release-select">Your SGLang release</label>
   <p class="my-release__help" id="my-release-help">Pick the release you run: the list below then shows the
   reports fixed after it, the breakages it already has and the flags that changed since. The choice is kept in
   this page's address.</p>
-  <select id="my-release-select" name="sglang" aria-describedby="my-release-help">
-{options}
-  </select>
-  <div class="my-release__out" data-out="results" aria-live="polite"></div>
+  <select id="my-release-select" name="sglang" aria-describedby="my-release-help"></select>
+  <div class="my-release__out" data-out="results" aria-live="polite">
+    <p>The list needs JavaScript: without it, compare your release with the tables of the release changes page.</p>
+  </div>
 </div>
 <script src="{root}_static/my-release-data.js" defer></script>
 <script src="{root}_static/my-release.js" defer></script>
@@ -56,8 +57,21 @@ FORM = """<link rel="stylesheet" href="{root}_static/my-release.css">
 
 
 def history() -> dict:
-    """The flag history (``speccheck/data/flag-history.json``): ``releases``, ``flags``, ``env``."""
+    """The flag history (``speccheck/data/flag-history.json``): ``releases``, ``flags``, ``env``.
+
+    Empty (no releases) where the file is missing, as in the test suite's copies of the project.
+    """
+    if not HISTORY_FILE.exists():
+        return {"releases": [], "flags": {}, "env": {}}
     return json.loads(HISTORY_FILE.read_text(encoding="utf-8"))
+
+
+def releases_to_pin(hist: dict, pin: str) -> list[str]:
+    """The history's releases up to ``pin``, oldest first, ending with ``pin`` (added if the history stops before it)."""
+    from packaging.version import Version
+
+    found = [v for v in hist["releases"] if Version(v) <= Version(pin)]
+    return found if found and found[-1] == pin else [*found, pin]
 
 
 def corpus_entries() -> list[dict]:
@@ -97,8 +111,10 @@ def page_data(section_uris: dict[str, str]) -> dict:
     :param section_uris: corpus ``section`` label -> address relative to the site root.
     :raises KeyError: an entry with a verdict names a section that is not a label.
     """
+    from speccheck.pinned import PINNED
+
     hist = history()
-    releases = hist["releases"]
+    releases = releases_to_pin(hist, PINNED["sglang"])
     reports = []
     for entry in corpus_entries():
         block = entry.get("release") or {}
@@ -107,7 +123,8 @@ def page_data(section_uris: dict[str, str]) -> dict:
             continue
         reports.append({"url": entry["url"], "title": entry["title"], "change": block["change"],
                         "verdict": verdict, "status": entry["status"], "section": section_uris[entry["section"]]})
-    return {"pin": releases[-1], "releases": releases, "reports": reports, "flags": flag_events(hist)}
+    flags = [f for f in flag_events(hist) if f[1] in releases]
+    return {"pin": releases[-1], "releases": releases, "reports": reports, "flags": flags}
 
 
 class MyRelease(nodes.General, nodes.Element):
@@ -123,12 +140,9 @@ class MyReleaseDirective(SphinxDirective):
 
 
 def _render(app, doctree, docname) -> None:
-    releases = history()["releases"]
     root = "../" * docname.count("/")
-    options = "\n".join(f'    <option value="{v}"{" selected" if v == releases[-1] else ""}>{v}'
-                        f'{" (the pin)" if v == releases[-1] else ""}</option>' for v in reversed(releases))
     for node in doctree.findall(MyRelease):
-        node.replace_self(nodes.raw("", FORM.format(root=root, pin=releases[-1], options=options), format="html"))
+        node.replace_self(nodes.raw("", FORM.format(root=root), format="html"))
 
 
 def _section_uris(app) -> dict[str, str]:
@@ -141,7 +155,7 @@ def _section_uris(app) -> dict[str, str]:
 
 
 def _write(app, exception) -> None:
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.format != "html" or not history()["releases"]:
         return
     from sphinx.errors import ExtensionError
 

@@ -405,15 +405,15 @@ def test_a_verdict_matches_the_wheels(item):
 
 
 def test_first_release_finds_the_first_release_that_shows_a_change(tmp_path):
-    for version, text in (("0.1.0", "old"), ("0.1.0.post1", "old guard"), ("0.2.0", "old guard"), ("0.10.0", "new")):
+    for version, text in (("1.1.0", "old"), ("1.1.0.post1", "old guard"), ("1.3.0", "old guard"), ("1.10.0", "new")):
         (tmp_path / f"sglang-{version}" / "sglang" / "srt").mkdir(parents=True)
         (tmp_path / f"sglang-{version}" / "sglang" / "srt" / "a.py").write_text(text)
-    versions = ["0.1.0", "0.1.0.post1", "0.2.0", "0.10.0"]
-    assert rel.first_release(rel.Signature("sglang/srt/a.py", "guard"), versions, tmp_path) == "0.1.0.post1"
-    assert rel.first_release(rel.Signature("sglang/srt/", "guard"), versions, tmp_path) == "0.1.0.post1"
-    assert rel.first_release(rel.Signature("sglang/srt/a.py", "guard", absent=True), versions, tmp_path) == "0.10.0"
+    versions = ["1.1.0", "1.1.0.post1", "1.3.0", "1.10.0"]
+    assert rel.first_release(rel.Signature("sglang/srt/a.py", "guard"), versions, tmp_path) == "1.1.0.post1"
+    assert rel.first_release(rel.Signature("sglang/srt/", "guard"), versions, tmp_path) == "1.1.0.post1"
+    assert rel.first_release(rel.Signature("sglang/srt/a.py", "guard", absent=True), versions, tmp_path) == "1.10.0"
     assert rel.first_release(rel.Signature("sglang/srt/a.py", "never"), versions, tmp_path) == rel.NOT_RELEASED
     # absent: true counts only after a release that had the text
     assert rel.first_release(rel.Signature("sglang/srt/a.py", "new", absent=True), versions, tmp_path) == rel.NOT_RELEASED
-    with pytest.raises(rel.MissingRelease, match="SGLang 0.3.0 is not in the wheel cache"):
-        rel.first_release(rel.Signature("sglang/srt/a.py", "x"), [*versions, "0.3.0"], tmp_path)
+    with pytest.raises(rel.MissingRelease, match="SGLang 1.4.0 is not in the wheel cache"):
+        rel.first_release(rel.Signature("sglang/srt/a.py", "x"), [*versions, "1.4.0"], tmp_path)

@@ -86,6 +86,11 @@
     var data = window.SGLANG_MY_RELEASE;
     if (!box || !data) return;
     var select = box.querySelector("select");
+    data.releases.slice().reverse().forEach(function (v) {
+      var option = el("option", { value: v }, v === data.pin ? v + " (the pin)" : v);
+      select.appendChild(option);
+    });
+    select.value = data.pin;
     var params = new URLSearchParams(window.location.search);
     var asked = params.get("sglang");
     if (asked && data.releases.indexOf(asked) >= 0) select.value = asked;
