@@ -23,7 +23,7 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages interactions
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages interactions release-verdicts
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -119,10 +119,15 @@ flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json f
 # gained (the build fails until it is explained or excluded with a reason) and lists stale ones.
 error-messages: $(BIN)/.installed ## Add skeleton entries for new start-up messages to docs/_data/error-messages.yaml; list stale ones.
 	$(BIN)/python -m speccheck.errors --update --explanations docs/_data/error-messages.yaml
+
 # Parses the pinned wheel (no import); a few minutes on a busy 2-core machine. Run it when the pin moves.
 interactions: $(BIN)/.installed ## Regenerate speccheck/data/interactions.json (the interaction map) from the pinned SGLang.
 	$(BIN)/python -m speccheck.interactions --out speccheck/data/interactions.json
 	$(BIN)/python -m speccheck.interactions --summary
+
+# Reads the cache that `make flag-history` fills; downloads nothing and stops naming a missing release.
+release-verdicts: $(BIN)/.installed ## Write the release verdicts of the field-report corpus from the wheel cache.
+	$(BIN)/python tools/release_verdicts.py --cache $(BUILDDIR)/sglang-wheels
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache
