@@ -23,7 +23,8 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history \
+  behaviour-history bump linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -114,6 +115,11 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
 flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.
 	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
+
+# Reads the wheels that `make flag-history` unpacked (no download); the signatures are hand-written
+# in speccheck/data/behaviour-changes.yaml.
+behaviour-history: $(BIN)/.installed ## Date each declared behaviour change from the wheels into speccheck/data/behaviour-history.json.
+	$(BIN)/python -m speccheck.behaviour --cache $(BUILDDIR)/sglang-wheels
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache
