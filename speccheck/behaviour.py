@@ -205,6 +205,20 @@ def history(declared: dict, trees: dict[str, Path]) -> dict:
     return {"releases": releases, "changes": changes}
 
 
+def milestones(declared: dict, history_data: dict) -> list[str]:
+    """The releases of the upgrade notes: the declared ``milestones`` older than the history's
+    last release, then that release (the pin, once ``make behaviour-history`` has run after a bump).
+
+    :raises ValueError: a milestone is not a release of the history.
+    """
+    releases = history_data["releases"]
+    missing = [m for m in declared.get("milestones", []) if m not in releases]
+    if missing:
+        raise ValueError(f"milestones {missing} are not releases of the behaviour history")
+    last = releases[-1]
+    return [m for m in declared["milestones"] if Version(m) < Version(last)] + [last]
+
+
 def _index(releases: list[str], release: str) -> int:
     return releases.index(release)
 

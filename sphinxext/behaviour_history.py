@@ -25,7 +25,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from sglang_drift import _event_text
-from speccheck import behaviour
+from speccheck import behaviour, sglang_args
 
 
 def _evidence(change: dict) -> list[nodes.Node]:
@@ -151,12 +151,16 @@ class UpgradeNotes(SphinxDirective):
         for folder_file in behaviour.REPORTS.glob("*.yaml"):
             self.env.note_dependency(str(folder_file))
         reports = behaviour.load_reports()
-        milestones = declared["milestones"]
+        milestones = behaviour.milestones(declared, data)
         pin = milestones[-1]
         part = self.options.get("part", "steps")
         pairs = (list(zip(milestones, milestones[1:], strict=False)) if part == "steps"
                  else [(m, pin) for m in milestones[:-1]])
         out: list[nodes.Node] = []
+        pinned = sglang_args.pinned_parser().version
+        if part == "steps" and pin != pinned:  # after a bump, until `make flag-history` and `make behaviour-history`
+            out.append(nodes.paragraph(text=f"These notes end at SGLang {pin}, before {pinned}, the release this "
+                                            "guide pins: `make bump` adds the newer releases."))
         for low, high in pairs:
             anchor = nodes.make_id(f"upgrade-{low}-to-{high}")
             out.append(nodes.rubric(text=f"From {low} to {high}", ids=[anchor]))

@@ -81,10 +81,15 @@ def test_every_declared_change_has_a_release_verdict():
         assert change["release"] in DATA["releases"], (change["id"], change["release"])
 
 
-def test_the_milestones_are_ordered_releases_ending_at_the_pin():
-    milestones = behaviour.load_declared()["milestones"]
+def test_the_milestones_are_ordered_releases_ending_at_the_newest_release():
+    milestones = behaviour.milestones(behaviour.load_declared(), DATA)
     index = [DATA["releases"].index(m) for m in milestones]
-    assert index == sorted(index) and milestones[-1] == DATA["releases"][-1]
+    assert index == sorted(set(index)) and milestones[-1] == DATA["releases"][-1]
+
+
+def test_a_milestone_that_is_no_release_is_refused():
+    with pytest.raises(ValueError, match="0.4.99"):
+        behaviour.milestones({"milestones": ["0.4.99"]}, DATA)
 
 
 def test_the_spec_v2_boundaries_are_the_ones_the_pages_state():
