@@ -294,7 +294,8 @@ def upgrade_notes(low: str, high: str, flag_history: dict, behaviour: dict, repo
 
     :param low, high: releases of both histories, ``low`` before ``high``.
     :returns: ``{"from", "to", "flags": flag_changes_between(...), "behaviour": [changes of the
-        behaviour history that arrived in the range], "reports": reports_between(...)}``.
+        behaviour history that arrived in the range], "undone": [changes whose ``until`` release
+        is in the range], "reports": reports_between(...)}``.
     :raises ValueError: a release is missing from a history, or ``low`` is not before ``high``.
     """
     for name, data in (("flag history", flag_history), ("behaviour history", behaviour)):
@@ -304,8 +305,9 @@ def upgrade_notes(low: str, high: str, flag_history: dict, behaviour: dict, repo
     if Version(low) >= Version(high):
         raise ValueError(f"{low} is not before {high}")
     arrived = [c for c in behaviour["changes"] if in_range(c.get("release"), behaviour["releases"], low, high)]
+    undone = [c for c in behaviour["changes"] if in_range(c.get("until"), behaviour["releases"], low, high)]
     return {"from": low, "to": high, "flags": flag_changes_between(flag_history, low, high),
-            "behaviour": arrived, "reports": reports_between(reports, low, high)}
+            "behaviour": arrived, "undone": undone, "reports": reports_between(reports, low, high)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -114,7 +114,14 @@ def _notes(low: str, high: str, notes: dict, releases: list[str], full: bool) ->
     for change in _by_release(notes["behaviour"], releases):
         title = f"new algorithm {change['title']}" if change["kind"] == "algorithm" else change["title"]
         words = f": {title}." + (f" {change['upgrade']}" if change.get("upgrade") else "")
+        if change.get("until"):
+            words += f" (Undone in {change['until']}.)"
         behaviour_list += _item(nodes.strong(text=change["release"]), nodes.Text(words))
+    for change in notes.get("undone", []):
+        if change in notes["behaviour"]:
+            continue
+        behaviour_list += _item(nodes.strong(text=change["until"]),
+                                nodes.Text(f": no longer so (since {change['release']}): {change['title']}."))
     if len(behaviour_list):
         out += [nodes.paragraph(text="What starts or stops working:"), behaviour_list]
     grouped: dict[str, list[dict]] = {}

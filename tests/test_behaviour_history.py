@@ -114,6 +114,9 @@ def test_each_verdict_holds_in_the_released_source(change):
     assert changed(releases[at])
     if at:
         assert not changed(releases[at - 1])
+    if "until" in change:  # undone: the change holds up to the release before, not in it
+        end = releases.index(change["until"])
+        assert changed(releases[end - 1]) and not changed(releases[end])
     assert [r for r in releases if present(signature, trees[r])] == change["present_in"]
 
 
@@ -123,5 +126,6 @@ def test_upgrade_notes_take_the_changes_between_two_releases():
     ids = {c["id"] for c in notes["behaviour"]}
     assert {"eagle-worker-v1-removed", "spec-v2-env-ignored"} <= ids and "spec-v2-env-name-gone" not in ids
     assert [r["url"] for r in notes["reports"]] == ["u1"]
+    assert "spec-v2-default-on" in {c["id"] for c in notes["undone"]}  # 0.5.11 until 0.5.14
     with pytest.raises(ValueError):
         behaviour.upgrade_notes("0.5.14", "0.5.10", FLAGS, DATA, [])
