@@ -95,9 +95,18 @@ def test_a_milestone_that_is_no_release_is_refused():
 def test_the_spec_v2_boundaries_are_the_ones_the_pages_state():
     """The worker and variable boundaries that the site and field reports disagreed on."""
     by_id = {c["id"]: c for c in DATA["changes"]}
-    assert by_id["eagle-worker-v1-removed"]["release"] == "0.5.13"
-    assert by_id["spec-v2-env-ignored"]["release"] == "0.5.14"
-    assert by_id["spec-v2-env-name-gone"]["release"] == "0.5.21"
+    page = " ".join((ROOT / "docs" / "reference" / "release-changes.md").read_text(encoding="utf-8").split())
+    stated = {
+        "spec-v2-default-on": "becomes the default in {}",
+        "eagle-worker-v1-removed": "is the only one from {} on",
+        "spec-v2-env-ignored": "stops being read in {}",
+        "spec-v2-env-name-gone": "(even in the warning that it is ignored) in {}",
+    }
+    for change_id, sentence in stated.items():
+        assert sentence.format(by_id[change_id]["release"]) in page, change_id
+    trouble = " ".join((ROOT / "docs" / "how-to" / "troubleshooting.md").read_text(encoding="utf-8").split())
+    assert f"an upgrade across {by_id['spec-v2-default-on']['release']} switches" in trouble
+    assert f"from {by_id['eagle-worker-v1-removed']['release']} on the old worker no longer exists" in trouble
 
 
 @pytest.mark.skipif(not CACHE.is_dir(), reason="no wheel cache (make flag-history) on this machine")
