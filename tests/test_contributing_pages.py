@@ -86,14 +86,15 @@ def listed() -> set[str]:
     return help_targets()
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_every_path_a_contributing_page_names_exists(page):
-    assert missing_paths(page.read_text(encoding="utf-8")) == []
+# The parameter is not called `page`: conftest.py marks tests using a fixture of that name as browser tests.
+@pytest.mark.parametrize("md_file", PAGES, ids=lambda p: p.name)
+def test_every_path_a_contributing_page_names_exists(md_file):
+    assert missing_paths(md_file.read_text(encoding="utf-8")) == []
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_every_make_target_a_contributing_page_names_exists(page, listed):
-    assert sorted(named_targets(page.read_text(encoding="utf-8")) - listed) == []
+@pytest.mark.parametrize("md_file", PAGES, ids=lambda p: p.name)
+def test_every_make_target_a_contributing_page_names_exists(md_file, listed):
+    assert sorted(named_targets(md_file.read_text(encoding="utf-8")) - listed) == []
 
 
 def test_make_help_lists_every_target(listed):
@@ -108,15 +109,15 @@ def test_a_wrong_path_and_a_wrong_target_are_caught(tmp_path, listed):
     """The fixture: a page naming a moved file and a target that does not exist."""
     (tmp_path / "speccheck").mkdir()
     (tmp_path / "speccheck" / "spec_rules.py").write_text("")
-    page = ("Edit `speccheck/spec_rules.py` and `speccheck/sglang_args.py`, not `sglang/srt/server_args.py`.\n"
+    text = ("Edit `speccheck/spec_rules.py` and `speccheck/sglang_args.py`, not `sglang/srt/server_args.py`.\n"
             "Then run `make flag-history` and:\n\n```bash\nmake flag-histroy\n```\n")
-    assert missing_paths(page, tmp_path, {"speccheck"}) == ["speccheck/sglang_args.py"]
-    assert sorted(named_targets(page) - listed) == ["flag-histroy"]
+    assert missing_paths(text, tmp_path, {"speccheck"}) == ["speccheck/sglang_args.py"]
+    assert sorted(named_targets(text) - listed) == ["flag-histroy"]
 
 
 def test_placeholders_must_match_a_file(tmp_path):
     (tmp_path / "docs" / "_inventories").mkdir(parents=True)
-    page = "It writes `docs/_inventories/specforge-<version>.inv`."
-    assert missing_paths(page, tmp_path, {"docs"}) == ["docs/_inventories/specforge-<version>.inv"]
+    text = "It writes `docs/_inventories/specforge-<version>.inv`."
+    assert missing_paths(text, tmp_path, {"docs"}) == ["docs/_inventories/specforge-<version>.inv"]
     (tmp_path / "docs" / "_inventories" / "specforge-1.0.inv").write_text("")
-    assert missing_paths(page, tmp_path, {"docs"}) == []
+    assert missing_paths(text, tmp_path, {"docs"}) == []
