@@ -23,10 +23,11 @@ LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet \
 PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
-.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history linkcheck error-messages interactions release-verdicts
+.PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history \
+  behaviour-history release-verdicts error-messages interactions bump linkcheck
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
 # The virtual environment is rebuilt, from empty, when it is missing or older than a lock,
 # so it holds exactly what the locks name (tests/test_lock.py checks it).
@@ -128,6 +129,26 @@ interactions: $(BIN)/.installed ## Regenerate speccheck/data/interactions.json (
 # Reads the cache that `make flag-history` fills; downloads nothing and stops naming a missing release.
 release-verdicts: $(BIN)/.installed ## Write the release verdicts of the field-report corpus from the wheel cache.
 	$(BIN)/python tools/release_verdicts.py --cache $(BUILDDIR)/sglang-wheels
+
+# Reads the wheels that `make flag-history` unpacked (no download); the signatures are hand-written
+# in speccheck/data/behaviour-changes.yaml.
+behaviour-history: $(BIN)/.installed ## Date each declared behaviour change from the wheels into speccheck/data/behaviour-history.json.
+	$(BIN)/python -m speccheck.behaviour --cache $(BUILDDIR)/sglang-wheels
+
+# The whole pin move after requirements-pinned.txt names the new release, in order: the locks and
+# .venv first (everything after reads the new release), then every file generated from a release,
+# then the commands of every page against the new parser. Needs the network for lock, venv,
+# flag-history (new wheels) and release-changes (the two compared releases), unless already cached.
+bump: ## Move the pin after editing requirements-pinned.txt: locks, .venv, every generated data file, then check-commands.
+	$(MAKE) lock
+	$(MAKE) venv
+	$(MAKE) flag-history
+	$(MAKE) behaviour-history
+	$(MAKE) release-verdicts
+	$(MAKE) error-messages
+	$(MAKE) interactions
+	$(MAKE) release-changes
+	$(MAKE) check-commands
 
 clean: ## Remove build outputs (keeps .venv).
 	rm -rf $(BUILDDIR) .pytest_cache

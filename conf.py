@@ -66,6 +66,7 @@ extensions = [
     "command_check",  # every SGLang/SpecForge command and Python block, checked by speccheck (the pinned code)
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
     "sglang_drift",  # the sglang-drift and flag-history directives (reference/release-changes.md)
+    "behaviour_history",  # the behaviour-history and upgrade-notes directives (reference/release-changes.md, upgrade-notes.md)
     "check_command_page",  # data of the "Check a command" page, written into _static at build time
     "interaction_map",  # interaction-summary and interaction-models directives (reference/interactions/), from speccheck's map
     "field_reports",  # the field-reports directive: the corpus reports filed under a section

@@ -1,0 +1,140 @@
+"""The behaviour history (speccheck/behaviour.py) dates each declared change from the released wheels.
+
+Unit tests build tiny fake releases; the consistency tests read
+``speccheck/data/behaviour-history.json`` and, where the wheel cache of
+``make flag-history`` is on this machine (``_build/sglang-wheels``), check each
+verdict against the releases' source: the signature is in its changed state
+at the verdict release and not in the release before it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from speccheck import behaviour
+from speccheck.behaviour import Signature, present, verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "_build" / "sglang-wheels"
+DATA = json.loads(behaviour.HISTORY.read_text(encoding="utf-8"))
+FLAGS = json.loads(behaviour.FLAG_HISTORY.read_text(encoding="utf-8"))
+RELEASES = ["0.1", "0.2", "0.3", "0.4"]
+
+
+def _tree(tmp_path: Path, version: str, text: str) -> Path:
+    tree = tmp_path / f"sglang-{version}"
+    (tree / "sglang" / "srt").mkdir(parents=True)
+    (tree / "sglang" / "srt" / "hook.py").write_text(text)
+    return tree
+
+
+def test_a_signature_is_found_in_any_of_its_files_and_texts(tmp_path):
+    tree = _tree(tmp_path, "1.0", "raise ValueError('no dp attention')\n")
+    assert present(Signature(("sglang/srt/*.py",), ("missing", "no dp attention")), tree)
+    assert not present(Signature(("sglang/srt/other.py",), ("no dp attention",)), tree)
+
+
+def test_the_verdict_is_the_first_release_of_the_last_run():
+    assert verdict([False, True, False, True], RELEASES, absent=False) == {"release": "0.4", "first_seen": "0.2"}
+    assert verdict([False, False, True, True], RELEASES, absent=False) == {"release": "0.3"}
+    assert verdict([True, True, True, True], RELEASES, absent=False) == {"release": "0.1"}
+
+
+def test_a_change_that_was_undone_says_until_when():
+    assert verdict([False, True, True, False], RELEASES, absent=False) == {"release": "0.2", "until": "0.4"}
+
+
+def test_a_removal_counts_only_after_the_text_was_there():
+    assert verdict([False, True, False, False], RELEASES, absent=True) == {"release": "0.3"}
+    assert verdict([False, False, False, False], RELEASES, absent=True)["release"] is None
+    assert verdict([False, False, False, False], RELEASES, absent=False) == {"release": "not-released"}
+
+
+def test_history_reads_each_release_tree(tmp_path):
+    trees = {v: _tree(tmp_path, v, "x = 1\n" if v < "0.3" else "max_running_requests = 48\n") for v in RELEASES}
+    declared = {"changes": [{"id": "cap", "kind": "default", "title": "cap",
+                             "signature": {"file": "sglang/srt/hook.py", "text": "max_running_requests = 48"}}]}
+    [change] = behaviour.history(declared, trees)["changes"]
+    assert change["release"] == "0.3" and change["present_in"] == ["0.3", "0.4"]
+
+
+def test_a_declaration_with_an_unknown_kind_is_refused(tmp_path):
+    path = tmp_path / "changes.yaml"
+    path.write_text("changes:\n- {id: a, kind: mood, title: t, signature: {file: f, text: t}}\n")
+    with pytest.raises(ValueError, match="kind"):
+        behaviour.load_declared(path)
+
+
+def test_the_generated_history_covers_every_declaration_and_the_flag_history_releases():
+    declared = behaviour.load_declared()
+    assert [c["id"] for c in DATA["changes"]] == [c["id"] for c in declared["changes"]]
+    assert DATA["releases"] == FLAGS["releases"]
+    for change, entry in zip(DATA["changes"], declared["changes"], strict=True):
+        assert change["signature"] == Signature.from_yaml(entry["signature"]).as_dict(), change["id"]
+
+
+def test_every_declared_change_has_a_release_verdict():
+    for change in DATA["changes"]:
+        assert change["release"] in DATA["releases"], (change["id"], change["release"])
+
+
+def test_the_milestones_are_ordered_releases_ending_at_the_newest_release():
+    milestones = behaviour.milestones(behaviour.load_declared(), DATA)
+    index = [DATA["releases"].index(m) for m in milestones]
+    assert index == sorted(set(index)) and milestones[-1] == DATA["releases"][-1]
+
+
+def test_a_milestone_that_is_no_release_is_refused():
+    with pytest.raises(ValueError, match="0.4.99"):
+        behaviour.milestones({"milestones": ["0.4.99"]}, DATA)
+
+
+def test_the_spec_v2_boundaries_are_the_ones_the_pages_state():
+    """The worker and variable boundaries that the site and field reports disagreed on."""
+    by_id = {c["id"]: c for c in DATA["changes"]}
+    page = " ".join((ROOT / "docs" / "reference" / "release-changes.md").read_text(encoding="utf-8").split())
+    stated = {
+        "spec-v2-default-on": "becomes the default in {}",
+        "eagle-worker-v1-removed": "is the only one from {} on",
+        "spec-v2-env-ignored": "stops being read in {}",
+        "spec-v2-env-name-gone": "(even in the warning that it is ignored) in {}",
+    }
+    for change_id, sentence in stated.items():
+        assert sentence.format(by_id[change_id]["release"]) in page, change_id
+    trouble = " ".join((ROOT / "docs" / "how-to" / "troubleshooting.md").read_text(encoding="utf-8").split())
+    assert f"an upgrade across {by_id['spec-v2-default-on']['release']} switches" in trouble
+    assert f"from {by_id['eagle-worker-v1-removed']['release']} on the old worker no longer exists" in trouble
+
+
+@pytest.mark.skipif(not CACHE.is_dir(), reason="no wheel cache (make flag-history) on this machine")
+@pytest.mark.parametrize("change", DATA["changes"], ids=lambda c: c["id"])
+def test_each_verdict_holds_in_the_released_source(change):
+    trees = behaviour.release_trees(CACHE)
+    releases = DATA["releases"]
+    if any(r not in trees for r in releases):
+        pytest.skip("the wheel cache lacks some releases")
+    signature = Signature.from_yaml(change["signature"])
+    at = releases.index(change["release"])
+    changed = (lambda r: not present(signature, trees[r])) if signature.absent else (
+        lambda r: present(signature, trees[r]))
+    assert changed(releases[at])
+    if at:
+        assert not changed(releases[at - 1])
+    if "until" in change:  # undone: the change holds up to the release before, not in it
+        end = releases.index(change["until"])
+        assert changed(releases[end - 1]) and not changed(releases[end])
+    assert [r for r in releases if present(signature, trees[r])] == change["present_in"]
+
+
+def test_upgrade_notes_take_the_changes_between_two_releases():
+    notes = behaviour.upgrade_notes("0.5.10", "0.5.14", FLAGS, DATA, [
+        {"url": "u1", "sglang_version": "v0.5.12"}, {"url": "u2", "sglang_version": "0.5.9"}])
+    ids = {c["id"] for c in notes["behaviour"]}
+    assert {"eagle-worker-v1-removed", "spec-v2-env-ignored"} <= ids and "spec-v2-env-name-gone" not in ids
+    assert [r["url"] for r in notes["reports"]] == ["u1"]
+    assert "spec-v2-default-on" in {c["id"] for c in notes["undone"]}  # 0.5.11 until 0.5.14
+    with pytest.raises(ValueError):
+        behaviour.upgrade_notes("0.5.14", "0.5.10", FLAGS, DATA, [])
