@@ -67,6 +67,7 @@ extensions = [
     "sglang_options",  # the sglang-options directive (reference/server-arguments.md)
     "sglang_drift",  # the sglang-drift and flag-history directives (reference/release-changes.md)
     "check_command_page",  # data of the "Check a command" page, written into _static at build time
+    "build_command_page",  # data of the "Build a command" page (docs/_data/recipes.yaml), written into _static at build time
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
     "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)

@@ -181,3 +181,93 @@ def build(s: dict, data: dict | None = None) -> dict:
                    kv_cache_dtype=s.get("kv_cache_dtype") or "auto")
     return {"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
             "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict()}
+
+
+def _first(cfg: dict, *names, default=None):
+    for name in names:
+        if cfg.get(name) is not None:
+            return cfg[name]
+    return default
+
+
+def model_from_config(config: dict, path: str = "your-org/your-model") -> dict:
+    """A model entry (the shape of docs/_data/recipes.yaml ``models``) from a Hugging Face ``config.json``.
+
+    Reads ``architectures``, ``num_hidden_layers``, ``hidden_size``, ``vocab_size``,
+    ``num_attention_heads``, ``num_key_value_heads``, ``head_dim``, the MLA fields
+    (``kv_lora_rank``, ``qk_rope_head_dim``, ``qk_nope_head_dim``, ``v_head_dim``, ``q_lora_rank``),
+    the MoE fields (``n_routed_experts`` / ``num_experts`` / ``num_local_experts``,
+    ``moe_intermediate_size``, ``n_shared_experts``, ``first_k_dense_replace``), the MTP fields
+    (``num_nextn_predict_layers``, ``mtp_num_hidden_layers``), ``layer_types`` /
+    ``full_attention_interval`` (linear attention: memory not modelled), ``tie_word_embeddings``,
+    ``quantization_config.quant_method`` and ``auto_map`` (code shipped with the checkpoint:
+    ``--trust-remote-code``); a ``text_config`` is read first.
+
+    ``params_b`` is an estimate from these shapes (embedding, attention, MLP or experts, the
+    MTP layers), not a count of the checkpoint; the page lets the reader replace it.
+    With an MTP field above 0 the draft is the built-in one (``EAGLE``, no draft path: the
+    path defaults to the target's, ``draft-path-rule``).
+
+    :raises KeyError: ``num_hidden_layers`` or ``hidden_size`` is missing.
+    """
+    cfg = dict(config)
+    if isinstance(config.get("text_config"), dict):
+        cfg.update(config["text_config"])
+    h = cfg["hidden_size"]
+    layers = cfg["num_hidden_layers"]
+    vocab = cfg.get("vocab_size") or 0
+    heads = _first(cfg, "num_attention_heads", default=1)
+    kv_heads = _first(cfg, "num_key_value_heads", default=heads)
+    head_dim = _first(cfg, "head_dim", default=h // heads)
+    experts = _first(cfg, "n_routed_experts", "num_experts", "num_local_experts", default=0)
+    mtp_layers = _first(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0)
+    inter = _first(cfg, "intermediate_size", default=4 * h)
+    if cfg.get("kv_lora_rank"):
+        rope, nope = cfg.get("qk_rope_head_dim", 64), cfg.get("qk_nope_head_dim", 128)
+        v_dim, q_rank, kv_rank = cfg.get("v_head_dim", 128), cfg.get("q_lora_rank") or 0, cfg["kv_lora_rank"]
+        q = h * q_rank + q_rank * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
+        attn = q + h * (kv_rank + rope) + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
+        attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope}
+        if cfg.get("index_head_dim"):
+            attention["indexer_bytes"] = cfg["index_head_dim"] + 4
+    else:
+        attn = 2 * h * heads * head_dim + 2 * h * kv_heads * head_dim
+        attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim}
+    if "linear_attention" in (cfg.get("layer_types") or []) or cfg.get("full_attention_interval"):
+        attention = {"kind": "hybrid-linear"}
+    dense_mlp = 3 * h * inter
+    if experts:
+        moe_inter = _first(cfg, "moe_intermediate_size", default=inter)
+        shared = _first(cfg, "n_shared_experts", "num_shared_experts", default=0) or 0
+        moe_mlp = (experts + shared) * 3 * h * moe_inter + h * experts
+        dense_layers = min(layers, _first(cfg, "first_k_dense_replace", default=0))
+    else:
+        moe_mlp, dense_layers = dense_mlp, layers
+    per_moe_layer = attn + moe_mlp
+    total = (vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + dense_layers * (attn + dense_mlp)
+             + (layers - dense_layers) * per_moe_layer + mtp_layers * per_moe_layer)
+    quant = str((cfg.get("quantization_config") or {}).get("quant_method", "")).lower()
+    precision = "fp8" if "fp8" in quant else "fp4" if ("fp4" in quant or "mxfp4" in quant) else "bf16"
+    model = {
+        "path": path, "architecture": (config.get("architectures") or ["?"])[0], "precision": precision,
+        "weights_gb": None, "params_b": round(total / 1e9, 2), "layers": layers, "attention": attention,
+        "moe": bool(experts), "hidden_size": h, "vocab_size": vocab or None,
+        "trust_remote_code": bool(config.get("auto_map")),
+    }
+    if mtp_layers:
+        model["draft"] = {"algorithm": "EAGLE", "layers": 1}
+    return model
+
+
+def estimate_eagle3_draft(model: dict, intermediate_size: int, draft_vocab: int = 32000) -> dict:
+    """Size of a one-layer EAGLE-3 draft for ``model``, BF16: attention (4 h^2, an upper bound for
+    grouped-query attention), MLP (3 h x intermediate), ``fc`` (3 h x h, whole on every GPU) and a
+    ``draft_vocab`` head, as SpecForge's presets build it (32,000 tokens: their ``draft_vocab_size``).
+
+    :returns: {gb, fc_gb} in GB (10^9 bytes). For Llama-3.1-8B (h 4096, intermediate 14336)
+        it gives 0.85 GB, the figure of the Llama 3 recipe.
+    """
+    h = model["hidden_size"]
+    fc = 3 * h * h
+    params = 4 * h * h + 3 * h * intermediate_size + fc + draft_vocab * h
+    return {"gb": round(params * 2 / 1e9, 3), "fc_gb": round(fc * 2 / 1e9, 3)}
