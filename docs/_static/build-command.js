@@ -219,8 +219,12 @@
 
   // -- Coming from vLLM / TensorRT-LLM (mapping: reference/engine-mapping) ----------------
   // vLLM speculative_config "method" -> SGLang algorithm; "mtp" names the target's own layers.
-  var VLLM_METHODS = { eagle3: "EAGLE3", eagle: "EAGLE", mtp: "MTP", deepseek_mtp: "MTP", ngram: "NGRAM",
-                       draft_model: "STANDALONE", dflash: "DFLASH" };
+  // Names from vLLM's SpeculativeMethod (reference/engine-mapping cites the page); the per-model
+  // *_mtp names of older releases are the target's own layers too. medusa, mlp_speculator and
+  // suffix have no SGLang counterpart: translate() says so.
+  var VLLM_METHODS = { eagle3: "EAGLE3", eagle: "EAGLE", mtp: "MTP", deepseek_mtp: "MTP", mimo_mtp: "MTP",
+                       qwen3_next_mtp: "MTP", glm4_moe_mtp: "MTP", ernie_mtp: "MTP", longcat_flash_mtp: "MTP",
+                       ngram: "NGRAM", draft_model: "STANDALONE", dflash: "DFLASH" };
   function words(text) {
     var out = [], re = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g, m;
     text = text.replace(/\\\r?\n/g, " ");
