@@ -83,6 +83,8 @@ PAGE_FIGURES = [
     ("qwen3-moe", "about 65,000 tokens", "qwen3-30b-a3b", "H100", 1, {}, "kv_tokens", 65_000),
     ("qwen3-moe", "about 1,250,000 tokens", "qwen3-235b-a22b", "H200", 8, {}, "kv_tokens", 1_250_000),
     ("qwen3-moe", "about 185,000 tokens", "qwen3-235b-a22b", "H100", 8, {}, "kv_tokens", 185_000),
+    ("qwen3-moe", "about 1,840,000 tokens", "qwen3-coder-480b-a35b", "H200", 8, {"precision": "fp8"},
+     "kv_tokens", 1_840_000),
     ("deepseek-v3", "about 475,000 tokens", "deepseek-v3", "H200", 8, {}, "kv_tokens", 475_000),
     ("deepseek-v3", "about 950,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
      {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 950_000),
@@ -119,6 +121,7 @@ def test_memory_method_gives_the_recipe_pages_figures(slug, text, model, gpu, tp
     ("deepseek-v3", "8× H100 does not fit", "deepseek-v3", "H100", 8),
     ("kimi-k2", "Eight H200s do not fit", "kimi-k2", "H200", 8),
     ("qwen3-moe", "On four H100s it does not fit", "qwen3-235b-a22b", "H100", 4),
+    ("qwen3-moe", "Coder-480B-A35B in BF16 does not fit on eight H200s", "qwen3-coder-480b-a35b", "H200", 8),
 ])
 def test_memory_method_agrees_with_the_pages_does_not_fit(slug, text, model, gpu, tp):
     assert text in " ".join(page(slug).split())

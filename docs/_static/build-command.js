@@ -329,7 +329,7 @@
     var s = { gpus: parseInt(v("gpus"), 10) || 1, nodes: parseInt(v("nodes"), 10) || 1,
               concurrency: Math.max(1, parseInt(v("conc"), 10) || 1), dp_attention: v("dp"), kv_cache_dtype: v("kv"),
               tool_parser: v("tool"), reasoning_parser: v("reasoning"), lora: v("lora") ? v("lora_path") : "",
-              pd: v("pd"), precision: v("precision") || null, gpu: v("gpu") };
+              pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal") };
     if (v("gpu") === "other") { s.gpu_memory_gb = parseFloat(v("mem")) || 0; }
     var problems = [];
     if (v("model") === "config") {
@@ -382,6 +382,7 @@
     if (out.commands.length > 1 && !s.pd) n.push("Run the same command on every node, each with its own `--node-rank`; `--dist-init-addr` is node 0's address ([multi-node memory](oom-multi-node)).");
     if (model.attention && model.attention.kind === "hybrid-linear") n.push("Hybrid linear-attention target: the KV token count is not computed here ([hybrid models](feat-hybrid-models)).");
     if ((s.precision || model.precision) !== model.precision) n.push("Weights counted at " + (s.precision || "").toUpperCase() + ": serve a checkpoint in that format (give its id as checkpoint); whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+    if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
     if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
     return n;
   }
