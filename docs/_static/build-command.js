@@ -428,10 +428,16 @@
 
     var cmds = el("section", { "aria-labelledby": "bc-cmd-h" });
     cmds.appendChild(el("h2", { id: "bc-cmd-h" }, s.pd ? "Commands: prefill server, decode server, router" : r.commands.length > 1 ? "Commands: one per node" : "Command"));
-    r.commands.forEach(function (c, k) {
+    var failed = 0;
+    r.commands.forEach(function (c) {
       var title = c.role ? (c.role === "prefill" ? "Prefill server, node " + PD_HOSTS[0] : "Decode server, node " + PD_HOSTS[1]) : c.node !== null ? "Node " + c.node : "Launch command";
-      showCommand(cmds, title, c.text);
+      if (!showCommand(cmds, title, c.text).ok) failed++;
     });
+    // The answer first: does it fit, and does it pass the check.
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+      !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
+        : failed ? failed + " command(s) fail the check: see the verdicts below."
+        : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)." : ".")));
     if (s.pd) {
       var router = "python -m sglang_router.launch_router --pd-disaggregation \\\n  --prefill http://" + PD_HOSTS[0] + ":" + PORT + " 8998 \\\n  --decode http://" + PD_HOSTS[1] + ":" + PORT + " \\\n  --host 0.0.0.0 --port 8000";
       var fig = el("figure", { "class": "build-command__cmd" });
