@@ -163,3 +163,37 @@ def test_no_draft_and_no_mtp_gives_ngram_with_the_tree_flags_unset():
     out = builder.build({"model": model, "gpu": "H100", "gpus": 1, "concurrency": 1}, DATA)
     assert out["algorithm"] == "NGRAM" and out["tree"] is None
     assert "--speculative-num-steps" not in out["commands"][0]["text"]
+
+
+# Decision-table row id -> (start of the Concurrency cell, a phrase of the Target cell) in
+# docs/reference/decision-table.md, "Starting draft tree by workload".
+DECISION_ROWS = {
+    "1-dense": ("1 (1 to 7)", "Dense with a draft model, one GPU"),
+    "1-other": ("1 (1 to 7)", "Any other target"),
+    "1-deepseek": ("1 (1 to 7)", "DeepSeek (V3, R1, V3.1, V3.2) with its built-in MTP layer, TP 8"),
+    "8": ("8 (8 to 30)", "Any"),
+    "32-dense": ("32 (31 to 60)", "Dense, one H100-class GPU"),
+    "32-moe-tp": ("32 (31 to 60)", "MoE, or tensor parallelism"),
+    "64": ("64 (61 to 127)", "Any"),
+    "128": ("128 and more", "Any"),
+    "standalone-low": ("low", "standalone draft"),
+}
+
+
+def test_the_builders_tree_rows_are_the_decision_tables():
+    text = (ROOT / "docs" / "reference" / "decision-table.md").read_text(encoding="utf-8")
+    table = section(text, "decision-starting-tree")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("| ")]
+    for row_id, (conc, target) in DECISION_ROWS.items():
+        matches = [r for r in rows if r[0].startswith(conc) and target in r[1]]
+        assert len(matches) == 1, row_id
+        tree = re.search(r"\*\*\((\d+), (\d+), (\d+)\)\*\*", matches[0][2])
+        assert tuple(int(x) for x in tree.groups()) == builder.TREE_ROWS[row_id], row_id
+    ngram = [r for r in rows if "n-gram" in r[1]]
+    assert len(ngram) == 1 and "unset" in ngram[0][2] and builder.TREE_ROWS["ngram"] is None
+
+
+def test_the_request_cap_is_sglangs():
+    from check_command_page import source_extras
+
+    assert source_extras()["request_cap"] == builder.REQUEST_CAP

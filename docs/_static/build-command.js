@@ -384,6 +384,8 @@
     if ((s.precision || model.precision) !== model.precision) n.push("Weights counted at " + (s.precision || "").toUpperCase() + ": serve a checkpoint in that format (give its id as checkpoint); whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
     if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
     if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
+    // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
+    if (platform === "rocm" && out.algorithm === "NGRAM") n.push("NGRAM on ROCm: SGLang's start-up check accepts the devices CUDA, CPU and XPU; whether a ROCm build passes it is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". Prefer a draft model ([decision table](decision-algorithm)).");
     return n;
   }
 
