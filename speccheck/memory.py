@@ -5,7 +5,7 @@ for line by ``docs/_static/build-command.js``; tests/test_build_command.py compa
 and anyone who wants the numbers from Python. Units: GB are 10^9 bytes, as GPU vendors
 write them; bytes per token are exact integers.
 
-Sources of the rules (SGLang 0.5.23):
+Sources of the rules (the pinned SGLang):
 
 - static budget = ``--mem-fraction-static`` x GPU memory, on every GPU
   (``recipes-memory-method``, ``oom-mem-fraction-rule``);
