@@ -71,6 +71,7 @@ extensions = [
     "interaction_map",  # interaction-summary and interaction-models directives (reference/interactions/), from speccheck's map
     "field_reports",  # the field-reports directive: the corpus reports filed under a section
     "my_release",  # the "my release" view: the my-release directive and its data, written into _static
+    "build_command_page",  # data of the "Build a command" page (docs/_data/recipes.yaml), written into _static at build time
     "error_messages_ref",  # the error-messages directive (reference/error-messages.md), checked against the pinned source
     "pin_substitutions",  # {{ sglang_version }} also in front matter, code blocks and notebooks
     "notebook_copies",  # the executed notebooks in the site carry no execution times (reproducible builds)

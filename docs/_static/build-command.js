@@ -1,0 +1,579 @@
+/*
+ * "Build a command" (how-to/build-a-command page): from a target, GPUs and a workload to a
+ * complete SGLang launch command, its decision-table rows, its memory arithmetic and the
+ * verdict of the "Check a command" page's checker. No network, no third-party code.
+ *
+ * Data: window.SGLANG_BUILD_DATA (docs/_data/recipes.yaml and the guide's links, written by
+ * sphinxext/build_command_page.py) and window.SGLANG_CHECK_DATA (the pinned parser's options,
+ * written by sphinxext/check_command_page.py), checked with window.sglangCheck
+ * (docs/_static/check-command.js). The composition and the memory method are
+ * speccheck/builder.py and speccheck/memory.py line for line (their docstrings give the
+ * sources of every rule); tests/test_build_command_page.py compares the two.
+ *
+ * window.sglangBuild = {build, memory, modelFromConfig, fromVllm, fromTrtllm} for the tests.
+ * All state is in the URL query (?model=...&gpu=...), so a link reproduces the command.
+ */
+(function () {
+  "use strict";
+
+  var D = window.SGLANG_BUILD_DATA;
+  if (!D) return;
+  var L = D.links;
+  var LAUNCH = "python -m sglang.launch_server";
+  var REQUEST_CAP = (window.SGLANG_CHECK_DATA && window.SGLANG_CHECK_DATA.facts.request_cap) || 48;
+  var MEM_FRACTION = 0.85;
+  var DIST_INIT_ADDR = "10.0.0.1:5000", PD_HOSTS = ["10.0.0.1", "10.0.0.2"], PORT = 30000;
+  var BYTES_PER_PARAM = { bf16: 2, fp8: 1, fp4: 0.5 };
+  var KV_BYTES = { auto: 2, bf16: 2, bfloat16: 2, fp8_e4m3: 1, fp8_e5m2: 1 };
+  var TREE_ROWS = {
+    "1-dense": [5, 4, 8], "1-other": [3, 1, 4], "1-deepseek": [5, 1, 6], "8": [3, 1, 4],
+    "32-dense": [3, 1, 4], "32-moe-tp": [1, 1, 2], "64": [1, 1, 2], "128": [1, 1, 2],
+    "ngram": null, "standalone-low": [3, 1, 4],
+  };
+  // Decision-table wording of each row and the note that explains it (decision-table.md).
+  var ROW_TEXT = {
+    "1-dense": ["1 (1 to 7), dense with a draft model, one GPU", "decision-note-batch-one"],
+    "1-other": ["1 (1 to 7), any other target", "decision-note-batch-one-split"],
+    "1-deepseek": ["1 (1 to 7), DeepSeek with its built-in MTP layer, TP 8", "decision-note-mtp"],
+    "8": ["8 (8 to 30), any", "decision-note-adaptive"],
+    "32-dense": ["32 (31 to 60), dense, one H100-class GPU", "decision-note-32"],
+    "32-moe-tp": ["32 (31 to 60), MoE, or tensor parallelism of 2 or more", "decision-note-32"],
+    "64": ["64 (61 to 127): measure this chain against no speculation", "decision-note-64"],
+    "128": ["128 and more: no speculation first; if you try it, this chain and a raised request cap", "decision-note-128"],
+    "ngram": ["low, n-gram: tree flags unset", "decision-note-other"],
+    "standalone-low": ["low, standalone draft", "decision-note-other"],
+  };
+  var ALGO_TEXT = {
+    mtp: ["The target ships its own multi-token-prediction layers: built-in MTP", "mtp-howto"],
+    eagle3: ["A published EAGLE-3 draft exists for your exact target", "eagle3-howto"],
+    eagle: ["Only an EAGLE (EAGLE-1/EAGLE-2) draft exists", "eagle2-howto"],
+    dflash: ["A published DFlash draft exists for your exact target", "dflash-howto"],
+    standalone: ["No trained draft, but a small model with the same tokenizer", "standalone-howto"],
+    ngram: ["No draft at all, and answers repeat earlier text", "ngram-howto"],
+  };
+  var DEEPSEEK_MTP = ["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
+
+  // -- Memory: speccheck/memory.py ------------------------------------------------------
+  function weightsGb(model, precision) {
+    precision = precision || model.precision;
+    if (precision === model.precision && model.weights_gb) return model.weights_gb;
+    return model.params_b * BYTES_PER_PARAM[precision];
+  }
+  function draftPerGpuGb(draft, tp) {
+    if (!draft || !draft.gb) return 0;
+    if (draft.fc_gb === undefined || draft.fc_gb === null) return draft.gb;
+    return (draft.gb - draft.fc_gb) / tp + draft.fc_gb;
+  }
+  function kvBytesPerToken(model, tp, kvDtype, draftLayers) {
+    var att = model.attention, kv = KV_BYTES[kvDtype] || 2, perLayer;
+    if (att.kind === "gqa") perLayer = 2 * Math.max(1, Math.floor(att.kv_heads / tp)) * att.head_dim * kv;
+    else if (att.kind === "mla") {
+      if (kv === 1 && att.indexer_bytes) perLayer = att.kv_lora_rank + 16 + att.qk_rope_head_dim * 2;
+      else perLayer = (att.kv_lora_rank + att.qk_rope_head_dim) * kv;
+      perLayer += att.indexer_bytes || 0;
+    } else return null;
+    return perLayer * (model.layers + (draftLayers || 0));
+  }
+  function embedCopyGb(model, draft) {
+    if (!draft || !draft.path || !model.vocab_size || !model.hidden_size) return 0;
+    return model.vocab_size * model.hidden_size * 2 / 1e9;
+  }
+  function memory(model, gpuGb, tp, opts) {
+    opts = opts || {};
+    var stat = MEM_FRACTION * gpuGb;
+    var target = weightsGb(model, opts.precision) / tp;
+    var draftGb = draftPerGpuGb(opts.draft, tp);
+    var embed = embedCopyGb(model, opts.draft);
+    var kvGb = stat - target - draftGb;
+    var perToken = kvBytesPerToken(model, tp, opts.kv_cache_dtype || "auto", (opts.draft || {}).layers || 0);
+    var tokens = null, tokensEmbed = null;
+    if (perToken && kvGb > 0) {
+      tokens = Math.floor(kvGb * 1e9 / perToken);
+      tokensEmbed = Math.floor(Math.max(0, kvGb - embed) * 1e9 / perToken);
+    }
+    return { static_gb: stat, target_gb: target, draft_gb: draftGb, embed_copy_gb: embed, kv_gb: kvGb,
+             bytes_per_token: perToken, kv_tokens: tokens, kv_tokens_with_embed: tokensEmbed, fits: kvGb > 0 };
+  }
+
+  // -- Composition: speccheck/builder.py ------------------------------------------------
+  function treeRow(conc, algo, o) {
+    if (algo === "NGRAM") return "ngram";
+    if (algo === "STANDALONE" && conc <= 30) return "standalone-low";
+    if (conc <= 7) {
+      if (o.mtp && o.deepseek && o.tp === 8) return "1-deepseek";
+      if (!o.mtp && !o.moe && o.tp === 1 && (algo === "EAGLE" || algo === "EAGLE3")) return "1-dense";
+      return "1-other";
+    }
+    if (conc <= 30) return "8";
+    if (conc <= 60) return !o.moe && o.tp === 1 ? "32-dense" : "32-moe-tp";
+    if (conc <= 127) return "64";
+    return "128";
+  }
+  function chooseDraft(model, override) {
+    var draft = Object.assign({}, override || model.draft || { algorithm: "NGRAM" });
+    var algo = draft.algorithm.toUpperCase();
+    draft.algorithm = algo;
+    if (draft.layers === undefined) draft.layers = algo === "NGRAM" ? 0 : 1;
+    if ((algo === "EAGLE" || algo === "NEXTN") && !draft.path) return [draft, "mtp"];
+    return [draft, { EAGLE3: "eagle3", EAGLE: "eagle", STANDALONE: "standalone", NGRAM: "ngram", DFLASH: "dflash" }[algo] || "other"];
+  }
+  function serverFlags(s, model, draft, tree, tp, dp, node, role) {
+    var path = s.path || (s.precision === "fp8" ? model.fp8_path : null) || model.path;
+    var f = ["--model-path " + path];
+    if (tp > 1) f.push("--tp-size " + tp);
+    if (dp > 1) f.push("--attn-dp-size " + dp);
+    if (node !== null) f.push("--nnodes " + s.nodes, "--node-rank " + node, "--dist-init-addr " + (s.dist_init_addr || DIST_INIT_ADDR));
+    if (model.trust_remote_code) f.push("--trust-remote-code");
+    f.push("--speculative-algorithm " + draft.algorithm);
+    if (draft.path) f.push("--speculative-draft-model-path " + draft.path);
+    if (tree) f.push("--speculative-num-steps " + tree[0], "--speculative-eagle-topk " + tree[1], "--speculative-num-draft-tokens " + tree[2]);
+    if (s.concurrency > REQUEST_CAP) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
+    if (model.context_length) f.push("--context-length " + model.context_length);
+    if (s.kv_cache_dtype && s.kv_cache_dtype !== "auto") f.push("--kv-cache-dtype " + s.kv_cache_dtype);
+    if (s.tool_parser) f.push("--tool-call-parser " + s.tool_parser);
+    if (s.reasoning_parser) f.push("--reasoning-parser " + s.reasoning_parser);
+    if (role) f.push("--disaggregation-mode " + role);
+    if (s.lora) f.push("--enable-lora", "--lora-paths " + s.lora);
+    if (model.dtype_flag) f.push("--dtype " + model.dtype_flag);
+    f.push("--mem-fraction-static " + MEM_FRACTION, "--port " + PORT);
+    return f;
+  }
+  function render(env, flags) {
+    return env.map(function (e) { return "export " + e; }).concat([[LAUNCH].concat(flags).join(" \\\n  ")]).join("\n");
+  }
+  function build(s) {
+    var model = typeof s.model === "string" ? D.models[s.model] : s.model;
+    var gpuGb = s.gpu_memory_gb || D.gpus[s.gpu].memory_gb;
+    var nodes = s.pd ? 1 : (s.nodes || 1);
+    var tp = s.gpus * nodes, dp = s.dp_attention ? tp : 1;
+    var chosen = chooseDraft(model, s.draft), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
+    var row = treeRow(s.concurrency, draft.algorithm, { moe: !!model.moe, tp: tp, mtp: mtp,
+      deepseek: mtp && !!(model.deepseek_mtp || DEEPSEEK_MTP.indexOf(model.architecture) >= 0) });
+    var tree = TREE_ROWS[row], env = draft.env ? [draft.env] : [], commands = [];
+    if (s.pd) {
+      ["prefill", "decode"].forEach(function (role) {
+        commands.push({ role: role, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, role)) });
+      });
+    } else if (nodes > 1) {
+      for (var n = 0; n < nodes; n++) commands.push({ role: null, node: n, text: render(env, serverFlags(s, model, draft, tree, tp, dp, n, null)) });
+    } else {
+      commands.push({ role: null, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, null)) });
+    }
+    var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto" });
+    return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
+             tree: tree ? tree.slice() : null, tp: tp, memory: m };
+  }
+
+  // -- A pasted config.json: speccheck/builder.py::model_from_config ---------------------
+  function first(cfg, names, dflt) {
+    for (var i = 0; i < names.length; i++) if (cfg[names[i]] !== undefined && cfg[names[i]] !== null) return cfg[names[i]];
+    return dflt;
+  }
+  function modelFromConfig(config, path) {
+    var cfg = Object.assign({}, config);
+    if (config.text_config && typeof config.text_config === "object") Object.assign(cfg, config.text_config);
+    if (!cfg.hidden_size || !cfg.num_hidden_layers) throw new Error("config.json has no hidden_size or num_hidden_layers");
+    var h = cfg.hidden_size, layers = cfg.num_hidden_layers, vocab = cfg.vocab_size || 0;
+    var heads = first(cfg, ["num_attention_heads"], 1), kvHeads = first(cfg, ["num_key_value_heads"], heads);
+    var headDim = first(cfg, ["head_dim"], Math.floor(h / heads));
+    var experts = first(cfg, ["n_routed_experts", "num_experts", "num_local_experts"], 0);
+    var mtpLayers = first(cfg, ["num_nextn_predict_layers", "mtp_num_hidden_layers"], 0);
+    var inter = first(cfg, ["intermediate_size"], 4 * h), attn, attention;
+    if (cfg.kv_lora_rank) {
+      var rope = cfg.qk_rope_head_dim || 64, nope = cfg.qk_nope_head_dim || 128, vDim = cfg.v_head_dim || 128;
+      var qRank = cfg.q_lora_rank || 0, kvRank = cfg.kv_lora_rank;
+      var q = qRank ? h * qRank + qRank * heads * (nope + rope) : h * heads * (nope + rope);
+      attn = q + h * (kvRank + rope) + kvRank * heads * (nope + vDim) + heads * vDim * h;
+      attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope };
+      if (cfg.index_head_dim) attention.indexer_bytes = cfg.index_head_dim + 4;
+    } else {
+      attn = 2 * h * heads * headDim + 2 * h * kvHeads * headDim;
+      attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim };
+    }
+    if ((cfg.layer_types || []).indexOf("linear_attention") >= 0 || cfg.full_attention_interval) attention = { kind: "hybrid-linear" };
+    var denseMlp = 3 * h * inter, moeMlp, denseLayers;
+    if (experts) {
+      var moeInter = first(cfg, ["moe_intermediate_size"], inter);
+      var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], 0) || 0;
+      moeMlp = (experts + shared) * 3 * h * moeInter + h * experts;
+      denseLayers = Math.min(layers, first(cfg, ["first_k_dense_replace"], 0));
+    } else { moeMlp = denseMlp; denseLayers = layers; }
+    var perMoeLayer = attn + moeMlp;
+    var total = vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
+                (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
+    var quant = String((cfg.quantization_config || {}).quant_method || "").toLowerCase();
+    var precision = quant.indexOf("fp8") >= 0 ? "fp8" : (quant.indexOf("fp4") >= 0 ? "fp4" : "bf16");
+    var model = { path: path || "your-org/your-model", architecture: (config.architectures || ["?"])[0], precision: precision,
+                  weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
+                  moe: !!experts, hidden_size: h, vocab_size: vocab || null, trust_remote_code: !!config.auto_map };
+    if (mtpLayers) model.draft = { algorithm: "EAGLE", layers: 1 };
+    model.intermediate_size = inter;
+    return model;
+  }
+  // speccheck/builder.py::estimate_eagle3_draft
+  function estimateEagle3Draft(model, intermediate, draftVocab) {
+    var h = model.hidden_size, fc = 3 * h * h;
+    var params = 4 * h * h + 3 * h * intermediate + fc + (draftVocab || 32000) * h;
+    return { gb: Math.round(params * 2 / 1e6) / 1000, fc_gb: Math.round(fc * 2 / 1e6) / 1000 };
+  }
+
+  // -- Coming from vLLM / TensorRT-LLM (mapping: reference/engine-mapping) ----------------
+  // vLLM speculative_config "method" -> SGLang algorithm; "mtp" names the target's own layers.
+  // Names from vLLM's SpeculativeMethod (reference/engine-mapping cites the page); the per-model
+  // *_mtp names of older releases are the target's own layers too. medusa, mlp_speculator and
+  // suffix have no SGLang counterpart: translate() says so.
+  var VLLM_METHODS = { eagle3: "EAGLE3", eagle: "EAGLE", mtp: "MTP", deepseek_mtp: "MTP", mimo_mtp: "MTP",
+                       qwen3_next_mtp: "MTP", glm4_moe_mtp: "MTP", ernie_mtp: "MTP", longcat_flash_mtp: "MTP",
+                       ngram: "NGRAM", draft_model: "STANDALONE", dflash: "DFLASH" };
+  function words(text) {
+    var out = [], re = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g, m;
+    text = text.replace(/\\\r?\n/g, " ");
+    while ((m = re.exec(text))) out.push(m[1] !== undefined ? m[1] : m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]);
+    return out;
+  }
+  function fromVllm(text) {
+    var w = words(text), i = w.indexOf("serve"), r = { model: null, tp: 1, spec: null, notes: [], flags: {} };
+    if (i < 0) throw new Error("No `vllm serve MODEL` found.");
+    r.model = w[i + 1];
+    for (var k = i + 2; k < w.length; k++) {
+      var word = w[k], eq = word.indexOf("="), name = eq > 0 ? word.slice(0, eq) : word;
+      var value = eq > 0 ? word.slice(eq + 1) : w[k + 1];
+      if (!/^-/.test(name)) continue;
+      if (eq < 0 && value !== undefined && !/^-/.test(value)) k++;
+      name = name.replace(/_/g, "-");
+      if (name === "--speculative-config") r.spec = JSON.parse(value);
+      else if (name === "--tensor-parallel-size" || name === "-tp") r.tp = parseInt(value, 10);
+      else if (name === "--max-num-seqs") r.flags.max_num_seqs = parseInt(value, 10);
+      else if (name === "--trust-remote-code") r.flags.trust_remote_code = true;
+      else if (name === "--tool-call-parser") r.flags.tool_parser = value;
+      else if (name === "--reasoning-parser") r.flags.reasoning_parser = value;
+      else if (name === "--kv-cache-dtype") r.flags.kv_cache_dtype = value;
+      else r.notes.push("`" + name + "` is not translated: look it up in the server arguments of SGLang.");
+    }
+    if (!r.spec) throw new Error("No `--speculative-config '{...}'` found.");
+    return translate(r.model, r.tp, (r.spec.method || (r.spec.model ? "draft_model" : "")).toLowerCase(),
+                     r.spec.model, r.spec.num_speculative_tokens, r, "vllm");
+  }
+  // TensorRT-LLM's LLM API / trtllm-serve YAML: speculative_config: {decoding_type, max_draft_len, speculative_model(_dir)}.
+  var TRT_TYPES = { eagle3: "eagle3", mtp: "mtp", ngram: "ngram", drafttarget: "draft_model" };
+  function fromTrtllm(text, model, tp) {
+    var get = function (key) { var m = new RegExp(key + "\\s*[:=]\\s*[\"']?([\\w./-]+)").exec(text); return m ? m[1] : null; };
+    var type = (get("decoding_type") || "").toLowerCase();
+    var n = get("max_draft_len") || get("num_nextn_predict_layers");
+    return translate(model, tp || 1, TRT_TYPES[type] || type, get("speculative_model_dir") || get("speculative_model"),
+                     n ? parseInt(n, 10) : undefined, { notes: [], flags: {} }, "trtllm");
+  }
+  function translate(model, tp, method, draftPath, k, r, engine) {
+    var algo = VLLM_METHODS[method], notes = r.notes.slice();
+    if (!algo) throw new Error("Method `" + method + "` has no SGLang counterpart in SGLang " +
+                               ((window.SGLANG_CHECK_DATA || {}).version || "") + ": see the engine mapping.");
+    var known = null;
+    Object.keys(D.models).forEach(function (key) { if (D.models[key].path === model) known = key; });
+    var s = { model: known || { path: model, precision: "bf16", params_b: 0, layers: 1, attention: { kind: "hybrid-linear" } },
+              gpu: "H100", gpus: tp, concurrency: r.flags.max_num_seqs || 1, tool_parser: r.flags.tool_parser || "",
+              reasoning_parser: r.flags.reasoning_parser || "" };
+    var tree = null;
+    if (algo === "MTP") {
+      s.draft = { algorithm: "EAGLE", layers: 1 };
+      notes.push("MTP: SGLang's algorithm is `EAGLE` (the alias `NEXTN` gives the same server), with no draft path: the draft layers come from the target checkpoint.");
+    } else if (algo === "NGRAM") {
+      s.draft = { algorithm: "NGRAM", layers: 0 };
+      notes.push("n-gram: SGLang's NGRAM drafts from text the server generated before and from corpora it loads, not from the prompt alone (" + engine + " matches the prompt); its own flags size the draft, so the tree flags stay unset and `num_speculative_tokens` / `prompt_lookup_min` / `prompt_lookup_max` have no direct counterpart.");
+    } else {
+      s.draft = { algorithm: algo, path: draftPath, layers: 1 };
+      if (algo === "STANDALONE") notes.push("A separate small draft model is SGLang's `STANDALONE`.");
+    }
+    if (k && algo !== "NGRAM") {
+      tree = [k, 1, k + 1];
+      notes.push("`" + (engine === "vllm" ? "num_speculative_tokens" : "max_draft_len") + ": " + k + "` (a chain of " + k +
+                 " draft tokens) is `--speculative-num-steps " + k + " --speculative-eagle-topk 1 --speculative-num-draft-tokens " + (k + 1) + "` (SGLang counts the verified root token in the draft tokens).");
+    }
+    if (r.flags.trust_remote_code && typeof s.model === "object") s.model.trust_remote_code = true;
+    return { scenario: s, tree: tree, notes: notes };
+  }
+  function translatedCommand(t) {
+    var out = build(t.scenario), text = out.commands[0].text;
+    if (t.tree && out.tree) {
+      text = text.replace("--speculative-num-steps " + out.tree[0], "--speculative-num-steps " + t.tree[0])
+                 .replace("--speculative-eagle-topk " + out.tree[1], "--speculative-eagle-topk " + t.tree[1])
+                 .replace("--speculative-num-draft-tokens " + out.tree[2], "--speculative-num-draft-tokens " + t.tree[2]);
+    }
+    return text;
+  }
+
+  window.sglangBuild = { build: build, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
+                         fromTrtllm: fromTrtllm, translatedCommand: translatedCommand, estimateEagle3Draft: estimateEagle3Draft };
+
+  // -- The page ---------------------------------------------------------------------------
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) fill(e, text);
+    return e;
+  }
+  // Text with `code` spans and [label](link-name) links (names of D.links).
+  function fill(e, text) {
+    String(text).split(/(`[^`]*`|\[[^\]]+\]\([\w-]+\))/).forEach(function (part) {
+      var link = /^\[([^\]]+)\]\(([\w-]+)\)$/.exec(part);
+      if (/^`.*`$/.test(part)) e.appendChild(el("code", {}, part.slice(1, -1)));
+      else if (link && L[link[2]]) { var a = el("a", { href: L[link[2]] }); a.textContent = link[1]; e.appendChild(a); }
+      else if (part) e.appendChild(document.createTextNode(part));
+    });
+    return e;
+  }
+  function gb(x) { return x.toFixed(x < 10 ? 2 : 1) + " GB"; }
+  function num(x) { return x.toLocaleString("en-US"); }
+
+  function readForm(form) {
+    var v = function (n) { var f = form.elements[n]; return f ? (f.type === "checkbox" ? f.checked : f.value.trim()) : ""; };
+    var s = { gpus: parseInt(v("gpus"), 10) || 1, nodes: parseInt(v("nodes"), 10) || 1,
+              concurrency: Math.max(1, parseInt(v("conc"), 10) || 1), dp_attention: v("dp"), kv_cache_dtype: v("kv"),
+              tool_parser: v("tool"), reasoning_parser: v("reasoning"), lora: v("lora") ? v("lora_path") : "",
+              pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal") };
+    if (v("gpu") === "other") { s.gpu_memory_gb = parseFloat(v("mem")) || 0; }
+    var problems = [];
+    if (v("model") === "config") {
+      try {
+        var m = modelFromConfig(JSON.parse(v("config") || "{}"), v("path") || undefined);
+        if (parseFloat(v("params")) > 0) m.params_b = parseFloat(v("params"));
+        s.model = m;
+      } catch (e) { problems.push("The pasted config.json cannot be read: " + e.message); }
+    } else {
+      s.model = v("model");
+      if (v("path")) s.path = v("path");
+    }
+    if (s.model && v("draft_path")) {
+      var base = typeof s.model === "string" ? D.models[s.model] : s.model;
+      var d = { algorithm: v("draft_algo") || "EAGLE3", path: v("draft_path"), layers: 1 };
+      if (d.algorithm === "EAGLE3" && base.hidden_size) Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+      s.draft = d;
+    }
+    return { s: s, problems: problems };
+  }
+
+  function advice(s, out, model, gpuGb) {
+    var a = [], m = out.memory;
+    if (!m.fits) {
+      var perGpu = weightsGb(model, s.precision) + (m.draft_gb * out.tp);
+      var need = Math.pow(2, Math.ceil(Math.log2(Math.max(1, perGpu / (MEM_FRACTION * gpuGb) * 1.15))));
+      a.push("Does not fit: " + gb(m.target_gb + m.draft_gb) + " of weights per GPU against a static budget of " + gb(m.static_gb) +
+             " (`--mem-fraction-static " + MEM_FRACTION + "` × " + gpuGb + " GB). What to change: about " + need +
+             " GPUs of this type (more nodes when that is over 8)" +
+             ((s.precision || model.precision) === "bf16" ? ", or an FP8 checkpoint (half the weights)" : "") +
+             ", or a GPU with more memory ([memory method](recipes-memory-method)).");
+    } else if (m.kv_tokens !== null && m.kv_tokens_with_embed !== null && m.kv_tokens_with_embed < 4096 * Math.min(s.concurrency, 8)) {
+      a.push("Fits, with little room: " + num(m.kv_tokens_with_embed) + " KV tokens. Lower `--max-running-requests` and `--cuda-graph-max-bs-decode` to the few requests you run, or add GPUs ([out-of-memory recipe](oom-recipe)).");
+    }
+    return a;
+  }
+
+  function notes(s, out, model, platform) {
+    var n = [];
+    if (out.algorithm_row === "mtp") n.push("No `--speculative-draft-model-path`: the draft layer comes from the target checkpoint ([draft path rule](draft-path-rule)).");
+    if (out.algorithm === "NGRAM") n.push("No draft model and no MTP layer: NGRAM pays off only when answers repeat earlier text; otherwise train an EAGLE-3 draft ([train a draft](train-draft-specforge)) or give a STANDALONE draft above.");
+    if (out.commands[0].text.indexOf("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") >= 0) n.push("The `export` lets a draft that declares a shorter context than the target start ([why](context-length-override)).");
+    if (s.concurrency > REQUEST_CAP) n.push("Above " + REQUEST_CAP + " requests the command raises the request cap and the CUDA-graph batch together ([request cap](request-cap)).");
+    else n.push("CUDA-graph batch: left to SGLang; at most " + REQUEST_CAP + " requests run at once with speculative decoding on ([request cap](request-cap)).");
+    if (s.tool_parser || s.reasoning_parser || s.structured) n.push("Constrained output and tool calls: send the test request of [structured output](feat-structured-output) before routing such traffic; reasoning parsers: [reasoning](feat-reasoning).");
+    if (s.lora) n.push(["EAGLE", "EAGLE3", "NGRAM", "DFLASH", "DSPARK"].indexOf(out.algorithm) >= 0
+      ? "LoRA adapters apply to the target only ([LoRA](feat-lora))."
+      : "SGLang refuses LoRA with `" + out.algorithm + "` ([LoRA](feat-lora)): remove `--enable-lora` or pick another algorithm.");
+    if (s.pd) n.push("Prefill and decode servers carry the same speculative flags; the accept length is in the decode server's log ([prefill/decode](feat-pd-disaggregation)). The router is a separate package whose flags this guide does not check.");
+    if (out.commands.length > 1 && !s.pd) n.push("Run the same command on every node, each with its own `--node-rank`; `--dist-init-addr` is node 0's address ([multi-node memory](oom-multi-node)).");
+    if (model.attention && model.attention.kind === "hybrid-linear") n.push("Hybrid linear-attention target: the KV token count is not computed here ([hybrid models](feat-hybrid-models)).");
+    if ((s.precision || model.precision) !== model.precision) n.push("Weights counted at " + (s.precision || "").toUpperCase() + ": serve a checkpoint in that format (give its id as checkpoint); whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+    if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
+    if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
+    // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
+    if (platform === "rocm" && out.algorithm === "NGRAM") n.push("NGRAM on ROCm: SGLang's start-up check accepts the devices CUDA, CPU and XPU; whether a ROCm build passes it is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". Prefer a draft model ([decision table](decision-algorithm)).");
+    return n;
+  }
+
+  function verdict(text) {
+    if (typeof window.sglangCheck !== "function") return { ok: null, text: "The checker did not load." };
+    var r = window.sglangCheck(text), errors = r.diagnostics.filter(function (d) { return d.severity === "error"; });
+    return { ok: r.command && !errors.length, diagnostics: r.diagnostics,
+             text: !r.command ? "Not an SGLang command." : errors.length
+               ? errors.length + " problem(s): " + errors.map(function (d) { return d.message; }).join(" ")
+               : "Check passed: SGLang " + window.SGLANG_CHECK_DATA.version + " accepts these flags and start-up rules." };
+  }
+
+  function showCommand(box, title, text) {
+    var fig = el("figure", { "class": "build-command__cmd" });
+    fig.appendChild(el("figcaption", {}, title));
+    var pre = el("pre", { tabindex: "0" }); pre.appendChild(el("code", {}, "")); pre.firstChild.textContent = text;
+    fig.appendChild(pre);
+    var v = verdict(text);
+    fig.appendChild(el("p", { "class": "build-command__verdict build-command__verdict--" + (v.ok ? "ok" : "error"), "data-out": "verdict" }, v.text));
+    box.appendChild(fig);
+    return v;
+  }
+
+  function update(root) {
+    var form = root.querySelector("form"), out = root.querySelector("[data-out=result]");
+    var configField = root.querySelector("[data-when=config]");
+    configField.hidden = form.elements.model.value !== "config";
+    root.querySelector("[data-when=other-gpu]").hidden = form.elements.gpu.value !== "other";
+    root.querySelector("[data-when=lora]").hidden = !form.elements.lora.checked;
+    saveState(form);
+    out.textContent = "";
+    var read = readForm(form), s = read.s;
+    if (read.problems.length) { out.appendChild(el("p", { "class": "build-command__error", role: "alert" }, read.problems.join(" "))); return; }
+    var model = typeof s.model === "string" ? D.models[s.model] : s.model;
+    var gpuGb = s.gpu === "other" ? s.gpu_memory_gb : D.gpus[s.gpu].memory_gb;
+    if (!(gpuGb > 0)) { out.appendChild(el("p", { "class": "build-command__error", role: "alert" }, "Give the memory of one GPU in GB.")); return; }
+    var platform = form.elements.platform.value;
+    var gpuPlatform = s.gpu !== "other" && D.gpus[s.gpu].platform;
+    if (gpuPlatform && gpuPlatform !== platform) out.appendChild(el("p", { "class": "build-command__error" }, D.gpus[s.gpu].label + " runs " + gpuPlatform.toUpperCase() + ", not " + platform.toUpperCase() + ": pick the matching platform."));
+    s.structured = form.elements.structured.checked;
+    var r = build(s), m = r.memory;
+
+    var cmds = el("section", { "aria-labelledby": "bc-cmd-h" });
+    cmds.appendChild(el("h2", { id: "bc-cmd-h" }, s.pd ? "Commands: prefill server, decode server, router" : r.commands.length > 1 ? "Commands: one per node" : "Command"));
+    var failed = 0;
+    r.commands.forEach(function (c) {
+      var title = c.role ? (c.role === "prefill" ? "Prefill server, node " + PD_HOSTS[0] : "Decode server, node " + PD_HOSTS[1]) : c.node !== null ? "Node " + c.node : "Launch command";
+      if (!showCommand(cmds, title, c.text).ok) failed++;
+    });
+    // The answer first: does it fit, and does it pass the check.
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+      !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
+        : failed ? failed + " command(s) fail the check: see the verdicts below."
+        : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)." : ".")));
+    if (s.pd) {
+      var router = "python -m sglang_router.launch_router --pd-disaggregation \\\n  --prefill http://" + PD_HOSTS[0] + ":" + PORT + " 8998 \\\n  --decode http://" + PD_HOSTS[1] + ":" + PORT + " \\\n  --host 0.0.0.0 --port 8000";
+      var fig = el("figure", { "class": "build-command__cmd" });
+      fig.appendChild(el("figcaption", {}, "Router (separate package `sglang-router`; its flags are not checked by this guide)"));
+      var pre = el("pre", { tabindex: "0" }); pre.appendChild(el("code")); pre.firstChild.textContent = router; fig.appendChild(pre);
+      cmds.appendChild(fig);
+    }
+    out.appendChild(cmds);
+
+    var why = el("section", { "aria-labelledby": "bc-why-h" });
+    why.appendChild(el("h2", { id: "bc-why-h" }, "Draft choice and tree"));
+    var ul = el("ul");
+    var at = ALGO_TEXT[r.algorithm_row] || ["Your choice of draft", "decision-algorithm"];
+    ul.appendChild(el("li", {}, "Algorithm `" + r.algorithm + "`: [decision table](decision-algorithm), row \"" + at[0] + "\" ([how-to](" + at[1] + "))."));
+    var rt = ROW_TEXT[r.tree_row];
+    ul.appendChild(el("li", {}, (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
+    notes(s, r, model, platform).forEach(function (t) { ul.appendChild(el("li", {}, t)); });
+    why.appendChild(ul);
+    out.appendChild(why);
+
+    var memSec = el("section", { "aria-labelledby": "bc-mem-h" });
+    memSec.appendChild(el("h2", { id: "bc-mem-h" }, "Memory per GPU"));
+    var table = el("table", { "class": "build-command__mem" });
+    table.appendChild(el("caption", {}, "The [memory method](recipes-memory-method) of the recipes, for one of " + r.tp + " GPUs of " + gpuGb + " GB"));
+    var rows = [
+      ["Static budget (`--mem-fraction-static " + MEM_FRACTION + "`)", gb(m.static_gb)],
+      ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
+      ["Draft weights", m.draft_gb ? "− " + gb(m.draft_gb) : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : "none")],
+      ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
+      ["KV bytes per token per GPU, draft layers included", m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
+      ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
+      ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–") : "none"],
+      ["CUDA-graph batch", s.concurrency > REQUEST_CAP ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
+    ];
+    var tbody = el("tbody");
+    rows.forEach(function (row) {
+      var tr = el("tr"); tr.appendChild(el("th", { scope: "row" }, row[0])); tr.appendChild(el("td", { "data-out": "mem" }, row[1])); tbody.appendChild(tr);
+    });
+    table.appendChild(tbody);
+    memSec.appendChild(table);
+    var fit = el("p", { "class": "build-command__fit build-command__fit--" + (m.fits ? "ok" : "error"), "data-out": "fit" },
+                 m.fits ? "Fits: " + gb(m.kv_gb) + " of KV cache per GPU." : "Does not fit.");
+    memSec.appendChild(fit);
+    advice(s, r, model, gpuGb).forEach(function (t) { memSec.appendChild(el("p", { "class": "build-command__advice" }, t)); });
+    out.appendChild(memSec);
+
+    var after = el("section", { "aria-labelledby": "bc-after-h" });
+    after.appendChild(el("h2", { id: "bc-after-h" }, "After start-up"));
+    var ol = el("ol");
+    ol.appendChild(el("li", {}, "Read the decode log's `accept len` ([decode log](bench-decode-log)); above 1.00 means draft tokens are accepted."));
+    ol.appendChild(el("li", {}, "Send one request and read its speculative counts ([per-request metadata](bench-per-request))."));
+    ol.appendChild(el("li", {}, "Benchmark against a server without speculative decoding ([baseline](bench-baseline))."));
+    if (model.page && L.recipes[model.page]) {
+      var li = el("li", {}, "The recipe page of this family has the accept length to expect and known issues: ");
+      var a = el("a", { href: L.recipes[model.page] }); a.textContent = "recipe"; li.appendChild(a);
+      ol.appendChild(li);
+    }
+    after.appendChild(ol);
+    out.appendChild(after);
+  }
+
+  // -- Coming from vLLM ---------------------------------------------------------------
+  function updateVllm(root) {
+    var box = root.querySelector("[data-out=vllm]"), text = root.querySelector("#bc-vllm").value;
+    box.textContent = "";
+    if (!text.trim()) return;
+    try {
+      var t = /vllm\s+serve/.test(text) ? fromVllm(text) : fromTrtllm(text, root.querySelector("#bc-trt-model").value.trim() || "your-org/your-model", 1);
+      var cmd = translatedCommand(t);
+      showCommand(box, "SGLang equivalent", cmd);
+      var ul = el("ul");
+      t.notes.forEach(function (n) { ul.appendChild(el("li", {}, n)); });
+      ul.appendChild(el("li", {}, "Flag and metric names side by side: [engine mapping](engine-mapping)."));
+      box.appendChild(ul);
+    } catch (e) {
+      box.appendChild(el("p", { "class": "build-command__error", role: "alert" }, e.message));
+    }
+  }
+
+  // -- State in the URL -----------------------------------------------------------------
+  var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "platform",
+                "draft_path", "draft_algo", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
+  function saveState(form) {
+    var q = new URLSearchParams();
+    FIELDS.forEach(function (n) {
+      var f = form.elements[n]; if (!f) return;
+      var val = f.type === "checkbox" ? (f.checked ? "1" : "") : f.value;
+      if (val !== (f.type === "checkbox" ? (f.defaultChecked ? "1" : "") : f.getAttribute("data-default") || "")) q.set(n, val);
+    });
+    var qs = q.toString();
+    history.replaceState(null, "", location.pathname + (qs ? "?" + qs : "") + location.hash);
+  }
+  function loadState(form) {
+    var q = new URLSearchParams(location.search);
+    FIELDS.forEach(function (n) {
+      var f = form.elements[n]; if (!f || !q.has(n)) return;
+      if (f.type === "checkbox") f.checked = q.get(n) === "1"; else f.value = q.get(n);
+    });
+  }
+
+  function setup(root) {
+    var form = root.querySelector("form");
+    var models = form.elements.model;
+    Object.keys(D.models).forEach(function (k) { models.insertBefore(el("option", { value: k }, D.models[k].path), models.lastElementChild); });
+    Object.keys(D.gpus).forEach(function (k) { form.elements.gpu.insertBefore(el("option", { value: k }, D.gpus[k].label + " (" + D.gpus[k].memory_gb + " GB)"), form.elements.gpu.lastElementChild); });
+    var opts = (window.SGLANG_CHECK_DATA || { options: [] }).options;
+    [["tool", "tool_call_parser"], ["reasoning", "reasoning_parser"]].forEach(function (p) {
+      var o = opts.filter(function (x) { return x.dest === p[1]; })[0];
+      (o ? o.choices : []).forEach(function (c) { form.elements[p[0]].appendChild(el("option", { value: c }, c)); });
+    });
+    Array.prototype.forEach.call(form.elements, function (f) { if (f.name) f.setAttribute("data-default", f.type === "checkbox" ? "" : f.value); });
+    form.elements.model.setAttribute("data-default", form.elements.model.options[0].value);
+    form.elements.gpu.setAttribute("data-default", "H100");
+    form.elements.gpu.value = "H100";
+    loadState(form);
+    var run = function () { update(root); };
+    form.addEventListener("input", run);
+    form.addEventListener("change", run);
+    form.addEventListener("submit", function (e) { e.preventDefault(); run(); });
+    run();
+    var vroot = document.getElementById("build-command-vllm");
+    if (vroot) {
+      var vform = vroot.querySelector("form");
+      vform.addEventListener("submit", function (e) { e.preventDefault(); updateVllm(vroot); });
+      vform.addEventListener("input", function () { updateVllm(vroot); });
+      updateVllm(vroot);
+    }
+    root.setAttribute("data-ready", "1");
+  }
+
+  function start() {
+    var root = document.getElementById("build-command");
+    if (root) setup(root);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

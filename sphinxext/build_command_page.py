@@ -1,0 +1,83 @@
+"""Data for the "Build a command" page (``docs/how-to/build-a-command.md``), written at build time.
+
+The page's script (``docs/_static/build-command.js``) composes launch commands in the browser.
+It reads ``window.SGLANG_BUILD_DATA`` from ``_static/build-command-data.js``, which this
+extension writes after the HTML build:
+
+- ``models``, ``gpus``, ``scenarios``: ``docs/_data/recipes.yaml`` as it is (the recipe
+  scenarios; :mod:`speccheck.builder` composes the same commands in Python);
+- ``links``: the URL (relative to the page) of every guide section the page's results link to,
+  resolved from their labels; a missing label fails the build.
+
+The page checks what it composes with the "Check a command" page's script
+(``check-command.js``, ``window.sglangCheck``) and its data file, which
+``check_command_page.py`` writes; the parser choices the page offers (tool-call and reasoning
+parsers, KV cache dtypes) come from that data file's option table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "docs" / "_data" / "recipes.yaml"
+PAGE = "how-to/build-a-command"
+OUTPUT = "build-command-data.js"
+
+# Name used by build-command.js -> label of the guide section.
+LINKS = [
+    "decision-table", "decision-algorithm", "decision-starting-tree", "decision-note-batch-one",
+    "decision-note-batch-one-split", "decision-note-mtp", "decision-note-adaptive", "decision-note-32",
+    "decision-note-64", "decision-note-128", "decision-note-other", "request-cap", "recipes-memory-method",
+    "recipes-mem-fraction", "oom-draft-embed-head", "oom-recipe", "oom-draft-cost", "draft-path-rule",
+    "mtp-howto", "eagle3-howto", "eagle2-howto", "ngram-howto", "standalone-howto", "dflash-howto",
+    "train-draft-specforge", "model-pairs", "model-pairs-check", "bench-decode-log", "bench-per-request",
+    "bench-baseline", "feat-structured-output", "feat-reasoning", "feat-lora", "feat-pd-disaggregation",
+    "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
+    "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node",
+]
+
+
+def _links(app) -> dict[str, str]:
+    labels = app.env.domaindata["std"]["labels"]
+    anonymous = app.env.domaindata["std"]["anonlabels"]  # labels before a paragraph, not a heading
+    out = {}
+    for label in LINKS:
+        if label not in anonymous:
+            raise RuntimeError(f"build_command_page: label {label!r} does not exist")
+        docname, anchor = anonymous[label]
+        uri = app.builder.get_relative_uri(PAGE, docname)
+        out[label] = f"{uri}#{anchor}" if anchor else uri
+    out["recipes"] = {}
+    for slug in {m["page"] for m in yaml.safe_load(DATA.read_text(encoding="utf-8"))["models"].values()}:
+        label = f"recipe-{slug}"
+        if label not in labels:
+            raise RuntimeError(f"build_command_page: recipe label {label!r} does not exist")
+        out["recipes"][slug] = app.builder.get_relative_uri(PAGE, labels[label][0])
+    return out
+
+
+def _write(app, exception) -> None:
+    """Write the page's data after an HTML build that contains the page."""
+    if exception is not None or app.builder.format != "html" or PAGE not in app.env.all_docs:
+        return
+    from sphinx.errors import ExtensionError
+
+    try:
+        data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+        data["links"] = _links(app)
+    except Exception as exc:
+        raise ExtensionError(f"build_command_page: cannot write the page's data: {exc}", modname=__name__) from exc
+    out = Path(app.outdir) / "_static" / OUTPUT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    out.write_text(f"window.SGLANG_BUILD_DATA = {text};\n", encoding="utf-8")
+
+
+def setup(app):
+    """Sphinx entry point: write the data file once the HTML is built."""
+    app.connect("build-finished", _write)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

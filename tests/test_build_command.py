@@ -1,0 +1,199 @@
+"""One source of truth for the recipes' commands and memory arithmetic (docs/_data/recipes.yaml).
+
+- every recipe page prints, character for character, the command :func:`speccheck.builder.build`
+  composes from its scenario in ``docs/_data/recipes.yaml``;
+- :mod:`speccheck.memory` gives the figures the recipe pages state (to the pages' rounding);
+- the builder's rules (tree rows, request cap, multi-node, prefill/decode) hold.
+
+The browser half (the page's JavaScript gives the same commands and figures, and the check
+accepts them) is in tests/test_build_command_page.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from speccheck import builder
+from speccheck import memory as mem
+from test_recipes import page, section
+
+DATA = builder.load()
+SCENARIOS = {s["id"]: s for s in DATA["scenarios"]}
+
+
+def recipe_commands(label: str) -> list[str]:
+    slug = label[len("recipe-"):].rsplit("-", 1)[0]
+    body = section(page(slug), label)
+    blocks = re.findall(r"^```bash\n(.*?)^```$", body, re.M | re.S)
+    return [b.strip() for b in blocks if builder.LAUNCH in b]
+
+
+@pytest.mark.parametrize("sid", SCENARIOS)
+def test_recipe_page_prints_the_builders_command_for_its_scenario(sid):
+    s = SCENARIOS[sid]
+    printed = recipe_commands(s["section"])
+    assert builder.build(s, DATA)["commands"][0]["text"] == printed[s["index"]]
+
+
+def test_every_launch_command_of_every_recipe_section_has_a_scenario():
+    covered = {(s["section"], s["index"]) for s in DATA["scenarios"]}
+    for path in sorted((ROOT / "docs" / "how-to" / "recipes").glob("*.md")):
+        for label in re.findall(r"^\((recipe-[\w-]+-(?:latency|throughput))\)=$", path.read_text(encoding="utf-8"), re.M):
+            for index in range(len(recipe_commands(label))):
+                assert (label, index) in covered, f"{label} command {index} has no scenario in recipes.yaml"
+
+
+def test_model_architectures_agree_with_the_checkers_table():
+    table = yaml.safe_load((ROOT / "speccheck" / "data" / "model_architectures.yaml").read_text(encoding="utf-8"))
+    for key, model in DATA["models"].items():
+        if model["path"] in table:
+            assert table[model["path"]]["architecture"] == model["architecture"], key
+
+
+def test_parsers_in_the_data_are_choices_of_the_pinned_parser():
+    from speccheck import sglang_args
+
+    parser = sglang_args.pinned_parser().parser
+    choices = {a.dest: set(a.choices or ()) for a in parser._actions}
+    for key, model in DATA["models"].items():
+        parsers = model.get("parsers") or {}
+        if "tool" in parsers:
+            assert parsers["tool"] in choices["tool_call_parser"], key
+        if "reasoning" in parsers:
+            assert parsers["reasoning"] in choices["reasoning_parser"], key
+
+
+# (page, text on the page, model, GPU, tensor-parallel size, options, Memory field, value on the page).
+# Each value is the page's own rounded figure; the computation must agree within 2 %.
+PAGE_FIGURES = [
+    ("llama3", "about 380,000 tokens", "llama31-8b", "H100", 1, {}, "kv_tokens", 380_000),
+    ("llama3", "leaves about 51 GB of KV cache", "llama31-8b", "H100", 1, {}, "kv_gb", 51),
+    ("llama3", "about 175,000 tokens", "llama31-8b", "L40S", 1, {}, "kv_tokens", 175_000),
+    ("llama3", "about 18,000", "llama31-8b", 24, 1, {}, "kv_tokens_with_embed", 18_000),
+    ("llama3", "80 KiB per token: about 360,000 tokens", "llama33-70b", "H100", 4, {}, "kv_tokens", 360_000),
+    ("llama3", "about 985,000 tokens", "llama33-70b", "H200", 4, {}, "kv_tokens", 985_000),
+    ("qwen3-dense", "about 155,000 tokens", "qwen3-8b", "L40S", 1, {}, "kv_tokens", 155_000),
+    ("qwen3-dense", "about 335,000 tokens", "qwen3-8b", "H100", 1, {}, "kv_tokens", 335_000),
+    ("qwen3-dense", "about 258,000", "qwen3-32b", "H100", 2, {}, "kv_tokens", 258_000),
+    ("qwen3-moe", "about 580,000 tokens", "qwen3-30b-a3b", "H200", 1, {}, "kv_tokens", 580_000),
+    ("qwen3-moe", "about 65,000 tokens", "qwen3-30b-a3b", "H100", 1, {}, "kv_tokens", 65_000),
+    ("qwen3-moe", "about 1,250,000 tokens", "qwen3-235b-a22b", "H200", 8, {}, "kv_tokens", 1_250_000),
+    ("qwen3-moe", "about 185,000 tokens", "qwen3-235b-a22b", "H100", 8, {}, "kv_tokens", 185_000),
+    ("qwen3-moe", "about 1,840,000 tokens", "qwen3-coder-480b-a35b", "H200", 8, {"precision": "fp8"},
+     "kv_tokens", 1_840_000),
+    ("deepseek-v3", "about 475,000 tokens", "deepseek-v3", "H200", 8, {}, "kv_tokens", 475_000),
+    ("deepseek-v3", "about 950,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
+     {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 950_000),
+    ("deepseek-v32", "about 430,000 tokens per GPU", "deepseek-v32", "H200", 8, {}, "kv_tokens", 430_000),
+    ("deepseek-v32", "about 1,400,000 tokens per GPU", "deepseek-v32", "B200", 8,
+     {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 1_400_000),
+    ("glm45", "about 310,000 tokens", "glm45-air", "H100", 4, {}, "kv_tokens", 310_000),
+    ("glm45", "about 495,000 tokens", "glm46", "H100", 8, {}, "kv_tokens", 495_000),
+    ("gpt-oss", "about 715,000 tokens", "gpt-oss-120b", "H200", 1, {}, "kv_tokens", 715_000),
+    ("gpt-oss", "about 920,000 tokens", "gpt-oss-120b", "H100", 2, {}, "kv_tokens", 920_000),
+    ("kimi-k2", "about 325,000 tokens", "kimi-k2", "B200", 8, {}, "kv_tokens", 325_000),
+    ("kimi-k2", "about 770,000 tokens", "kimi-k2", "H200", 16, {}, "kv_tokens", 770_000),
+    ("mimo", "about 165,000 tokens", "mimo-7b", "L40S", 1, {}, "kv_tokens", 165_000),
+    ("mimo", "about 345,000 tokens", "mimo-7b", "H100", 1, {}, "kv_tokens", 345_000),
+    ("llama4", "about 258,000 tokens", "llama4-scout", "H100", 4, {}, "kv_tokens", 258_000),
+    ("llama4", "about 1,610,000 tokens", "llama4-scout", "H100", 8, {}, "kv_tokens", 1_610_000),
+    ("llama4", "about 780,000 tokens", "llama4-maverick", "H200", 8, {}, "kv_tokens", 780_000),
+    ("llama4", "about 700,000 tokens", "llama4-maverick", "H100", 8, {"precision": "fp8"}, "kv_tokens", 700_000),
+]
+
+
+@pytest.mark.parametrize("slug, text, model, gpu, tp, options, field, value", PAGE_FIGURES,
+                         ids=[f"{p[0]}:{p[1]}" for p in PAGE_FIGURES])
+def test_memory_method_gives_the_recipe_pages_figures(slug, text, model, gpu, tp, options, field, value):
+    assert text in " ".join(page(slug).split()), f"{slug} no longer says {text!r}"
+    m = DATA["models"][model]
+    gpu_gb = gpu if isinstance(gpu, (int, float)) else DATA["gpus"][gpu]["memory_gb"]
+    got = getattr(mem.memory(m, gpu_gb, tp, draft=m.get("draft"), **options), field)
+    assert got == pytest.approx(value, rel=0.02)
+
+
+@pytest.mark.parametrize("slug, text, model, gpu, tp", [
+    ("llama3", "70B on two H100s (or two A100 80GB) does not fit", "llama33-70b", "H100", 2),
+    ("deepseek-v3", "8× H100 does not fit", "deepseek-v3", "H100", 8),
+    ("kimi-k2", "Eight H200s do not fit", "kimi-k2", "H200", 8),
+    ("qwen3-moe", "On four H100s it does not fit", "qwen3-235b-a22b", "H100", 4),
+    ("qwen3-moe", "Coder-480B-A35B in BF16 does not fit on eight H200s", "qwen3-coder-480b-a35b", "H200", 8),
+])
+def test_memory_method_agrees_with_the_pages_does_not_fit(slug, text, model, gpu, tp):
+    assert text in " ".join(page(slug).split())
+    m = DATA["models"][model]
+    assert not mem.memory(m, DATA["gpus"][gpu]["memory_gb"], tp, draft=m.get("draft")).fits
+
+
+@pytest.mark.parametrize("concurrency, moe, tp, mtp, deepseek, row", [
+    (1, False, 1, False, False, "1-dense"), (7, False, 2, False, False, "1-other"),
+    (1, True, 1, False, False, "1-other"), (1, True, 8, True, True, "1-deepseek"),
+    (1, True, 16, True, True, "1-other"), (8, False, 1, False, False, "8"), (30, True, 8, False, False, "8"),
+    (31, False, 1, False, False, "32-dense"), (40, False, 2, False, False, "32-moe-tp"),
+    (64, False, 1, False, False, "64"), (128, True, 8, False, False, "128"),
+])
+def test_tree_rows_follow_the_decision_tables_ranges(concurrency, moe, tp, mtp, deepseek, row):
+    algorithm = "EAGLE" if mtp else "EAGLE3"
+    assert builder.tree_row(concurrency, algorithm, moe=moe, tp=tp, mtp=mtp, deepseek=deepseek) == row
+
+
+def test_above_the_request_cap_the_graph_batch_is_each_dp_ranks_share():
+    out = builder.build(SCENARIOS["kimi-k2-throughput"], DATA)
+    assert [c["node"] for c in out["commands"]] == [0, 1]
+    assert "--max-running-requests 512" in out["commands"][1]["text"]
+    assert "--cuda-graph-max-bs-decode 32" in out["commands"][1]["text"]
+    assert "--node-rank 1" in out["commands"][1]["text"]
+
+
+def test_a_prefill_decode_pair_has_the_same_speculative_flags():
+    s = dict(SCENARIOS["llama3-latency-8b"], pd=True)
+    prefill, decode = builder.build(s, DATA)["commands"]
+    assert "--disaggregation-mode prefill" in prefill["text"] and "--disaggregation-mode decode" in decode["text"]
+    spec = lambda t: [ln for ln in t.splitlines() if "--speculative" in ln]  # noqa: E731
+    assert spec(prefill["text"]) == spec(decode["text"])
+
+
+def test_no_draft_and_no_mtp_gives_ngram_with_the_tree_flags_unset():
+    model = dict(DATA["models"]["llama31-8b"])
+    model.pop("draft")
+    out = builder.build({"model": model, "gpu": "H100", "gpus": 1, "concurrency": 1}, DATA)
+    assert out["algorithm"] == "NGRAM" and out["tree"] is None
+    assert "--speculative-num-steps" not in out["commands"][0]["text"]
+
+
+# Decision-table row id -> (start of the Concurrency cell, a phrase of the Target cell) in
+# docs/reference/decision-table.md, "Starting draft tree by workload".
+DECISION_ROWS = {
+    "1-dense": ("1 (1 to 7)", "Dense with a draft model, one GPU"),
+    "1-other": ("1 (1 to 7)", "Any other target"),
+    "1-deepseek": ("1 (1 to 7)", "DeepSeek (V3, R1, V3.1, V3.2) with its built-in MTP layer, TP 8"),
+    "8": ("8 (8 to 30)", "Any"),
+    "32-dense": ("32 (31 to 60)", "Dense, one H100-class GPU"),
+    "32-moe-tp": ("32 (31 to 60)", "MoE, or tensor parallelism"),
+    "64": ("64 (61 to 127)", "Any"),
+    "128": ("128 and more", "Any"),
+    "standalone-low": ("low", "standalone draft"),
+}
+
+
+def test_the_builders_tree_rows_are_the_decision_tables():
+    text = (ROOT / "docs" / "reference" / "decision-table.md").read_text(encoding="utf-8")
+    table = section(text, "decision-starting-tree")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("| ")]
+    for row_id, (conc, target) in DECISION_ROWS.items():
+        matches = [r for r in rows if r[0].startswith(conc) and target in r[1]]
+        assert len(matches) == 1, row_id
+        tree = re.search(r"\*\*\((\d+), (\d+), (\d+)\)\*\*", matches[0][2])
+        assert tuple(int(x) for x in tree.groups()) == builder.TREE_ROWS[row_id], row_id
+    ngram = [r for r in rows if "n-gram" in r[1]]
+    assert len(ngram) == 1 and "unset" in ngram[0][2] and builder.TREE_ROWS["ngram"] is None
+
+
+def test_the_request_cap_is_sglangs():
+    from check_command_page import source_extras
+
+    assert source_extras()["request_cap"] == builder.REQUEST_CAP

@@ -1,0 +1,294 @@
+"""The "Build a command" page (how-to/build-a-command) in Chromium.
+
+- Differential: the page's JavaScript (``window.sglangBuild``) composes the same commands and
+  the same memory figures as :mod:`speccheck.builder` / :mod:`speccheck.memory` for every
+  recipe scenario and for the scenarios below; a pasted ``config.json`` is read the same way.
+- Scenarios of issue 23, driven through the form: a pasted config of a model with no recipe,
+  an FP8 target, a two-node prefill/decode pair, ROCm, a scenario that does not fit,
+  multi-node, parsers added to a recipe; each produced command passes the check of the
+  "Check a command" page (its verdict is shown) and the Python check of the build.
+- vLLM EAGLE-3, MTP and n-gram commands come out as SGLang commands that pass the check.
+- State lives in the URL; axe-core finds nothing at desktop width and at 390 px.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from speccheck import builder
+from speccheck import memory as mem
+
+PAGE = "how-to/build-a-command.html"
+DATA = builder.load()
+
+# A dense grouped-query model the recipes do not cover (shapes as in a Qwen2.5-7B-style config.json;
+# the tests only need a realistic config, not a particular model).
+NO_RECIPE_CONFIG = {
+    "architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "intermediate_size": 18944,
+    "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "vocab_size": 152064, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+}
+# A DeepSeek-V3-shaped config with one MTP layer (num_nextn_predict_layers), stored in FP8.
+MTP_CONFIG = {
+    "architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+    "vocab_size": 129280, "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512,
+    "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+    "n_routed_experts": 256, "n_shared_experts": 1, "moe_intermediate_size": 2048, "intermediate_size": 18432,
+    "first_k_dense_replace": 3, "num_nextn_predict_layers": 1, "quantization_config": {"quant_method": "fp8"},
+}
+EXTRA = [
+    {"model": "llama31-8b", "gpu": "H100", "gpus": 1, "concurrency": 1, "pd": True},
+    {"model": "qwen3-30b-a3b", "gpu": "H100", "gpus": 1, "concurrency": 8, "precision": "fp8"},
+    {"model": "deepseek-v3", "gpu": "MI300X", "gpus": 8, "concurrency": 1},
+    {"model": "kimi-k2", "gpu": "H200", "gpus": 8, "concurrency": 1},
+    {"model": "qwen3-8b", "gpu": "L40S", "gpus": 1, "concurrency": 40, "tool_parser": "qwen25", "reasoning_parser": "qwen3"},
+    {"model": "llama33-70b", "gpu": "H100", "gpus": 2, "nodes": 2, "concurrency": 200, "dp_attention": True},
+    {"model": "gpt-oss-120b", "gpu": "H100", "gpus": 1, "concurrency": 64, "lora": "a=/models/a"},
+    {"model": "deepseek-v32", "gpu": "B200", "gpus": 8, "concurrency": 1, "kv_cache_dtype": "fp8_e4m3"},
+]
+
+
+@pytest.fixture
+def builder_page(page, site):
+    page.goto(site + PAGE)
+    page.wait_for_function("document.getElementById('build-command').dataset.ready === '1'")
+    return page
+
+
+def js_build(page, scenario: dict) -> dict:
+    return page.evaluate("s => window.sglangBuild.build(s)", scenario)
+
+
+def same(js: dict, py: dict) -> None:
+    assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp"):
+        assert js[key] == py[key], key
+    for key, value in py["memory"].items():
+        if isinstance(value, float):
+            assert js["memory"][key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
+        else:
+            assert js["memory"][key] == value, key
+
+
+def python_errors(text: str) -> list[str]:
+    """Error messages of the build's own check (speccheck) for one command."""
+    import speccheck
+
+    return [d.message for d in speccheck.check_command(text) if d.severity == "error"]
+
+
+# -- Differential: JavaScript against Python --------------------------------------------
+
+
+def test_the_page_composes_every_recipe_scenario_as_the_python_builder_does(builder_page):
+    for s in DATA["scenarios"]:
+        same(js_build(builder_page, s), builder.build(s, DATA))
+
+
+@pytest.mark.parametrize("scenario", EXTRA, ids=lambda s: f"{s['model']}-{s['gpu']}")
+def test_the_page_and_python_agree_on_other_scenarios(builder_page, scenario):
+    same(js_build(builder_page, scenario), builder.build(scenario, DATA))
+
+
+@pytest.mark.parametrize("config", [NO_RECIPE_CONFIG, MTP_CONFIG], ids=["dense", "mtp"])
+def test_a_pasted_config_is_read_as_python_reads_it(builder_page, config):
+    js = builder_page.evaluate("c => window.sglangBuild.modelFromConfig(c, 'org/model')", config)
+    py = builder.model_from_config(config, "org/model")
+    js.pop("intermediate_size")
+    assert js == py
+    scenario = {"model": py, "gpu": "H200", "gpus": 8, "concurrency": 1}
+    same(js_build(builder_page, scenario), builder.build(scenario, DATA))
+
+
+@pytest.mark.parametrize("gpu_gb, tp, kv", [(80, 1, "auto"), (24, 1, "auto"), (141, 4, "fp8_e4m3"), (48, 2, "auto")])
+def test_the_memory_method_is_the_same_in_both_languages(builder_page, gpu_gb, tp, kv):
+    for key, model in DATA["models"].items():
+        draft = model.get("draft")
+        py = mem.memory(model, gpu_gb, tp, draft=draft, kv_cache_dtype=kv).as_dict()
+        js = builder_page.evaluate("a => window.sglangBuild.memory(a[0], a[1], a[2], {draft: a[3], kv_cache_dtype: a[4]})",
+                                   [model, gpu_gb, tp, draft, kv])
+        for name, value in py.items():
+            assert js[name] == (pytest.approx(value, rel=1e-9, abs=1e-9) if isinstance(value, float) else value), (key, name)
+
+
+# -- The form -------------------------------------------------------------------------
+
+
+def choose(page, **fields) -> None:
+    for name, value in fields.items():
+        field = page.locator(f"#build-command [name={name}]")
+        if isinstance(value, bool):
+            field.set_checked(value)
+        elif field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(str(value))
+
+
+def shown_commands(page) -> list[str]:
+    return page.locator("#build-command .build-command__cmd pre").all_inner_texts()
+
+
+def verdicts(page) -> list[str]:
+    return page.locator("#build-command [data-out=verdict]").all_inner_texts()
+
+
+def assert_all_pass(page) -> None:
+    found = verdicts(page)
+    assert found and all(v.startswith("Check passed") for v in found), found
+    for text in shown_commands(page):
+        if "sglang.launch_server" in text:
+            assert not python_errors(text), text
+
+
+def test_a_pasted_config_of_a_model_with_no_recipe_gives_a_checked_command_and_its_memory(builder_page):
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct",
+           gpu="L40S", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--model-path Qwen/Qwen2.5-7B-Instruct" in text and "--speculative-algorithm NGRAM" in text
+    assert_all_pass(builder_page)
+    model = builder.model_from_config(NO_RECIPE_CONFIG, "Qwen/Qwen2.5-7B-Instruct")
+    expected = mem.memory(model, 48, 1, draft={"algorithm": "NGRAM", "layers": 0})
+    assert f"about {expected.kv_tokens:,}" in builder_page.locator("#build-command .build-command__mem").inner_text()
+    assert "NGRAM" in builder_page.locator("#bc-why-h + ul").inner_text()
+
+
+def test_a_pasted_config_with_a_draft_path_gets_an_eagle3_command(builder_page):
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct",
+           draft_path="my-org/qwen25-7b-eagle3", gpu="H100", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--speculative-algorithm EAGLE3" in text
+    assert "--speculative-num-steps 5" in text and "--speculative-eagle-topk 4" in text  # row 1, dense, one GPU
+    assert_all_pass(builder_page)
+
+
+def test_a_pasted_config_with_mtp_layers_uses_built_in_mtp(builder_page):
+    choose(builder_page, model="config", config=json.dumps(MTP_CONFIG), path="deepseek-ai/DeepSeek-R1-0528",
+           gpu="H200", gpus="8", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--speculative-algorithm EAGLE" in text and "--speculative-draft-model-path" not in text
+    assert "--speculative-num-steps 5" in text and "--speculative-num-draft-tokens 6" in text  # DeepSeek row, TP 8
+    assert_all_pass(builder_page)
+
+
+def test_an_fp8_target_uses_the_fp8_checkpoint_and_counts_one_byte_per_weight(builder_page):
+    choose(builder_page, model="qwen3-30b-a3b", precision="fp8", gpu="H100", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--model-path Qwen/Qwen3-30B-A3B-Instruct-2507-FP8" in text
+    assert_all_pass(builder_page)
+    assert "− 30.5 GB" in builder_page.locator("#build-command .build-command__mem").inner_text()
+
+
+def test_a_two_node_prefill_decode_pair_has_two_checked_servers_and_the_router(builder_page):
+    choose(builder_page, model="llama33-70b", gpu="H100", gpus="4", conc="16", pd=True)
+    texts = shown_commands(builder_page)
+    assert len(texts) == 3
+    assert "--disaggregation-mode prefill" in texts[0] and "--disaggregation-mode decode" in texts[1]
+    assert "sglang_router.launch_router --pd-disaggregation" in texts[2]
+    assert len(verdicts(builder_page)) == 2
+    assert_all_pass(builder_page)
+
+
+def test_rocm_on_mi300x_gives_a_checked_command_and_the_platform_note(builder_page):
+    choose(builder_page, model="deepseek-v3", platform="rocm", gpu="MI300X", gpus="8", conc="1")
+    assert_all_pass(builder_page)
+    assert "ROCm" in builder_page.locator("#bc-why-h + ul").inner_text()
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
+
+
+def test_a_platform_that_does_not_match_the_gpu_is_named(builder_page):
+    choose(builder_page, model="deepseek-v3", platform="cuda", gpu="MI300X", gpus="8")
+    assert "runs ROCM" in builder_page.locator("#build-command .build-command__error").first.inner_text()
+
+
+def test_a_scenario_that_does_not_fit_says_so_and_what_to_change(builder_page):
+    choose(builder_page, model="kimi-k2", gpu="H200", gpus="8", conc="1")
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text() == "Does not fit."
+    advice = builder_page.locator("#build-command .build-command__advice").inner_text()
+    assert "Does not fit" in advice and "GPUs of this type" in advice
+
+
+def test_two_nodes_give_one_command_per_node(builder_page):
+    choose(builder_page, model="kimi-k2", gpu="H200", gpus="8", nodes="2", conc="512", dp=True, tool="kimi_k2")
+    texts = shown_commands(builder_page)
+    assert texts == [c["text"] for c in builder.build({**next(s for s in DATA["scenarios"] if s["id"] == "kimi-k2-throughput")}, DATA)["commands"]]
+    assert_all_pass(builder_page)
+
+
+def test_parsers_added_to_a_recipe_command_pass_the_check(builder_page):
+    choose(builder_page, model="qwen3-8b", gpu="L40S", conc="1", tool="qwen25", reasoning="qwen3", structured=True, lora=True)
+    text = shown_commands(builder_page)[0]
+    assert "--tool-call-parser qwen25" in text and "--reasoning-parser qwen3" in text and "--enable-lora" in text
+    assert_all_pass(builder_page)
+
+
+def test_the_url_holds_the_state_and_reproduces_the_command(builder_page, site):
+    choose(builder_page, model="glm45-air", gpu="H100", gpus="4", conc="100", tool="glm45")
+    first = shown_commands(builder_page)
+    url = builder_page.url
+    assert "model=glm45-air" in url and "conc=100" in url
+    builder_page.goto(url)
+    builder_page.wait_for_function("document.getElementById('build-command').dataset.ready === '1'")
+    assert shown_commands(builder_page) == first
+
+
+# -- Coming from vLLM -------------------------------------------------------------------
+
+VLLM = {
+    "eagle3": ("vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+               "'{\"method\": \"eagle3\", \"model\": \"lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 3}'",
+               ["--speculative-algorithm EAGLE3", "--speculative-draft-model-path lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+                "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4"]),
+    "mtp": ("vllm serve XiaomiMiMo/MiMo-7B-RL --tensor-parallel-size 1 --trust-remote-code "
+            "--speculative_config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'",
+            ["--speculative-algorithm EAGLE", "--speculative-num-steps 1", "--speculative-num-draft-tokens 2"]),
+    "ngram": ("vllm serve Qwen/Qwen3-8B --speculative-config "
+              "'{\"method\": \"ngram\", \"num_speculative_tokens\": 5, \"prompt_lookup_max\": 4}'",
+              ["--speculative-algorithm NGRAM"]),
+}
+
+
+@pytest.mark.parametrize("kind", VLLM)
+def test_a_vllm_command_becomes_an_sglang_command_that_passes_the_check(builder_page, kind):
+    text, expected = VLLM[kind]
+    builder_page.locator("#bc-vllm").fill(text)
+    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
+    command = out.locator("pre").inner_text()
+    for flag in expected:
+        assert flag in command, (flag, command)
+    assert "--speculative-draft-model-path" not in command or kind == "eagle3"
+    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+    assert not python_errors(command)
+    assert "engine mapping" in out.inner_text()
+
+
+def test_a_vllm_method_without_counterpart_is_named(builder_page):
+    builder_page.locator("#bc-vllm").fill("vllm serve m/x --speculative-config '{\"method\": \"medusa\", \"num_speculative_tokens\": 2}'")
+    assert "no SGLang counterpart" in builder_page.locator("#build-command-vllm [role=alert]").inner_text()
+
+
+def test_tensorrt_llm_eagle3_settings_become_an_sglang_command(builder_page):
+    builder_page.locator("#bc-trt-model").fill("meta-llama/Llama-3.1-8B-Instruct")
+    builder_page.locator("#bc-vllm").fill("speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
+                                          "  speculative_model: lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\n")
+    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
+    assert "--speculative-num-draft-tokens 4" in out.locator("pre").inner_text()
+    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+
+
+# -- Layout and accessibility -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_page_has_no_axe_findings(builder_page, width):
+    from test_pages_in_browser import axe_violations
+
+    builder_page.set_viewport_size({"width": width, "height": 900})
+    choose(builder_page, model="llama33-70b", gpu="H100", gpus="4", conc="16", pd=True, lora=True)
+    builder_page.locator("#bc-vllm").fill(VLLM["eagle3"][0])
+    violations = axe_violations(builder_page)
+    assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
+    if width == 390:
+        assert builder_page.evaluate("document.documentElement.scrollWidth") <= 390
