@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
-import importlib.util
 import json
 import re
 import sys
@@ -62,6 +61,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
+
+from speccheck.errors import site_packages
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DATA_FILE = DATA_DIR / "interactions.json"
@@ -167,17 +168,6 @@ class Point:
     subsystem: str
     reads: tuple[str, ...] = ()  # the speculative names it reads (reads-spec-state), sorted
     detail: dict = field(default_factory=dict, compare=False)
-
-
-def site_packages() -> Path:
-    """The ``site-packages`` folder that holds the installed ``sglang`` (found without importing it).
-
-    :raises RuntimeError: SGLang is not installed (run ``make venv``).
-    """
-    spec = importlib.util.find_spec("sglang")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("sglang is not installed: run `make venv`")
-    return Path(next(iter(spec.submodule_search_locations))).parent
 
 
 def subsystem_of(rel: str) -> str:
