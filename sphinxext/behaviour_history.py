@@ -22,6 +22,7 @@ import json
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from sglang_drift import _event_text
@@ -49,6 +50,13 @@ def _when(change: dict, oldest: str) -> str:
     return text
 
 
+def _see(label: str) -> list[nodes.Node]:
+    """`` (see <section>)``: a declared change's optional ``see`` label, the section that explains it."""
+    ref = addnodes.pending_xref("", nodes.inline(text="where this is explained"), refdomain="std", reftype="ref",
+                                reftarget=label, refexplicit=True, refwarn=True)
+    return [nodes.Text(" ("), ref, nodes.Text(".)")]
+
+
 def _item(*children: nodes.Node) -> nodes.list_item:
     return nodes.list_item("", nodes.paragraph("", "", *children, support_smartquotes=False))
 
@@ -68,15 +76,17 @@ class BehaviourHistory(SphinxDirective):
     option_spec = {"kind": lambda arg: directives.choice(arg, behaviour.KINDS)}
 
     def run(self) -> list[nodes.Node]:
-        data, _, _ = _load(self)
+        data, declared, _ = _load(self)
+        see = {c["id"]: c["see"] for c in declared["changes"] if c.get("see")}
         releases = data["releases"]
         kind = self.options.get("kind", "worker")
         changes = sorted((c for c in data["changes"] if c["kind"] == kind),
                          key=lambda c: releases.index(c["release"]))
         rows = nodes.bullet_list(classes=["behaviour-history"])
         for change in changes:
+            more = _see(see[change["id"]]) if change["id"] in see else []
             rows += _item(nodes.strong(text=_when(change, releases[0])), nodes.Text(": " + change["title"] + "."),
-                          *_evidence(change))
+                          *more, *_evidence(change))
         return [rows] if len(rows) else [nodes.paragraph(text="None.")]
 
 

@@ -104,7 +104,7 @@ def test_the_spec_v2_boundaries_are_the_ones_the_pages_state():
     }
     for change_id, sentence in stated.items():
         assert sentence.format(by_id[change_id]["release"]) in page, change_id
-    trouble = " ".join((ROOT / "docs" / "how-to" / "troubleshooting.md").read_text(encoding="utf-8").split())
+    trouble = " ".join((ROOT / "docs" / "how-to" / "troubleshooting-acceptance.md").read_text(encoding="utf-8").split())
     assert f"an upgrade across {by_id['spec-v2-default-on']['release']} switches" in trouble
     assert f"from {by_id['eagle-worker-v1-removed']['release']} on the old worker no longer exists" in trouble
 
