@@ -21,7 +21,7 @@ import browser
 import my_release
 from conftest import ROOT
 
-PAGES = ("reference/known-issues.html", "reference/release-changes.html", "how-to/troubleshooting.html")
+PAGES = ("reference/known-issues.html", "reference/release-changes.html", "how-to/troubleshooting-acceptance.html")
 HISTORY = json.loads((ROOT / "speccheck" / "data" / "flag-history.json").read_text(encoding="utf-8"))
 # Reports with a release verdict, read by hand from the wheels (tests/test_field_reports.py re-checks them):
 QWEN3_VL_HOOKS = "https://github.com/sgl-project/sglang/issues/17935"  # fixed in 0.5.11
@@ -111,7 +111,7 @@ def test_the_pin_lists_no_fix_and_no_flag_change(view, page):
 
 
 def test_the_choice_is_kept_in_the_address_and_survives_a_reload(view, page):
-    view("how-to/troubleshooting.html")
+    view("how-to/troubleshooting-acceptance.html")
     page.get_by_label("Your SGLang release").select_option("0.5.10")
     assert page.url.endswith("?sglang=0.5.10")
     assert shown(page) == expected("0.5.10")
