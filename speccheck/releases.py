@@ -3,7 +3,7 @@
 A corpus entry (``docs/_data/field-reports/*.yaml``) may carry a ``release`` block::
 
     release:
-      change: fixed                 # fixed | broken: what the signature marks arriving
+      change: fixed                 # fixed | broken | added: what the signature marks arriving
       pr: sgl-project/sglang#12345  # optional
       signature:                    # a literal text in one file (or, ending in /, any .py below a folder)
         file: sglang/srt/speculative/eagle_worker_v2.py
@@ -19,7 +19,18 @@ flag-history`` fills it, nothing here downloads) and returns the first release, 
 :class:`packaging.version.Version` order, in which the change shows: the text is in the
 file (or, with ``absent: true``, no longer is, while an earlier release had it). A change
 that shows in no release is ``not-released``. A block without a signature is
-``undecided`` and must say why in ``reason``.
+``undecided`` and must say why in ``reason``, or, when it names a ``project``
+(``owner/name`` of another repository: the EAGLE scripts, vLLM), ``other-project``:
+no SGLang or SpecForge release carries the change, and ``reason`` says what does.
+
+``change`` says what arrives at the verdict release: ``fixed`` (a fix), ``broken`` (a
+breakage) or ``added`` (the flag, check, code path or feature the report's answer
+relies on; before that release the answer does not apply).
+
+A signature's file names its package: ``sglang/...`` is looked up in SGLang's releases,
+``specforge/...`` in SpecForge's (``speccheck/data/specforge-releases.json``, every
+SpecForge release on PyPI up to the pin, unpacked in the same cache as
+``specforge-<version>/specforge``; ``make flag-history`` fills both).
 
 The releases examined are those of ``speccheck/data/flag-history.json`` (``releases``):
 every SGLang release on PyPI from 0.4.0 to the pin, post releases included, no
@@ -38,9 +49,12 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = ROOT / "_build" / "sglang-wheels"
 FLAG_HISTORY = Path(__file__).resolve().parent / "data" / "flag-history.json"
-CHANGES = ("fixed", "broken")
+SPECFORGE_RELEASES = Path(__file__).resolve().parent / "data" / "specforge-releases.json"
+PACKAGES = ("sglang", "specforge")
+CHANGES = ("fixed", "broken", "added")
 NOT_RELEASED = "not-released"
 UNDECIDED = "undecided"
+OTHER_PROJECT = "other-project"
 
 
 class MissingRelease(RuntimeError):
@@ -67,12 +81,30 @@ class Signature:
         return cls(sig["file"], sig["text"], bool(sig.get("absent", False)))
 
 
-def releases(history: Path = FLAG_HISTORY) -> list[str]:
-    """The releases a verdict is looked for in, oldest first: ``releases`` of the flag history.
+def package_of(file: str) -> str:
+    """The package a signature's ``file`` is in: its first path component, ``sglang`` or ``specforge``.
+
+    :raises ValueError: the path starts with neither.
+    """
+    package = file.split("/", 1)[0]
+    if package not in PACKAGES:
+        raise ValueError(f"signature.file {file!r} must start with one of {', '.join(p + '/' for p in PACKAGES)}")
+    return package
+
+
+def releases(package: str = "sglang") -> list[str]:
+    """The releases a verdict is looked for in, oldest first.
+
+    SGLang: ``releases`` of the flag history (0.4.0 to the pin); SpecForge: ``releases`` of
+    ``speccheck/data/specforge-releases.json`` (every release on PyPI up to the pin).
 
     :returns: PyPI version strings (``"0.4.0"``, ``"0.4.0.post1"``, ...), sorted by :class:`Version`.
+    :raises ValueError: an unknown package.
     """
-    return sorted(json.loads(history.read_text(encoding="utf-8"))["releases"], key=Version)
+    if package not in PACKAGES:
+        raise ValueError(f"package must be one of {PACKAGES}, got {package!r}")
+    source = FLAG_HISTORY if package == "sglang" else SPECFORGE_RELEASES
+    return sorted(json.loads(source.read_text(encoding="utf-8"))["releases"], key=Version)
 
 
 def checked_range(versions: list[str]) -> str:
@@ -80,16 +112,16 @@ def checked_range(versions: list[str]) -> str:
     return f"{versions[0]}..{versions[-1]}"
 
 
-def release_tree(version: str, cache_dir: Path = DEFAULT_CACHE) -> Path:
-    """The unpacked wheel of ``version`` in the cache: the folder that holds ``sglang/``.
+def release_tree(version: str, cache_dir: Path = DEFAULT_CACHE, package: str = "sglang") -> Path:
+    """The unpacked wheel of ``package`` ``version`` in the cache: the folder that holds ``<package>/``.
 
-    :raises MissingRelease: the cache has no unpacked ``sglang-<version>/sglang``.
+    :raises MissingRelease: the cache has no unpacked ``<package>-<version>/<package>``.
     """
-    tree = Path(cache_dir) / f"sglang-{version}"
-    if not (tree / "sglang").is_dir():
+    tree = Path(cache_dir) / f"{package}-{version}"
+    if not (tree / package).is_dir():
         raise MissingRelease(
-            f"SGLang {version} is not in the wheel cache {cache_dir} (no {tree / 'sglang'}): run `make flag-history`"
-            " once with a network (it downloads every release from 0.4.0 to the pin), or link an existing cache"
+            f"{package} {version} is not in the wheel cache {cache_dir} (no {tree / package}): run `make flag-history`"
+            " once with a network (it downloads every release up to the pin), or link an existing cache"
             " there (ln -s /path/to/cache _build/sglang-wheels)")
     return tree
 
@@ -115,7 +147,7 @@ def has_text(version: str, file: str, text: str, cache_dir: Path = DEFAULT_CACHE
         signature survives code moving between files.
     :raises MissingRelease: the release is not in the cache.
     """
-    tree = release_tree(version, cache_dir)
+    tree = release_tree(version, cache_dir, package_of(file))
     if file.endswith("/"):
         return any(text in (_read(path) or "") for path in _python_files(tree / file))
     content = _read(tree / file)
@@ -137,7 +169,7 @@ def first_release(signature: Signature, versions: list[str], cache_dir: Path = D
     :raises MissingRelease: a release of ``versions`` is not in the cache (all are checked first).
     """
     for version in versions:
-        release_tree(version, cache_dir)
+        release_tree(version, cache_dir, package_of(signature.file))
     seen = False
     for version in versions:
         present = has_text(version, signature.file, signature.text, cache_dir)
@@ -151,21 +183,34 @@ def first_release(signature: Signature, versions: list[str], cache_dir: Path = D
     return NOT_RELEASED
 
 
-def verdict(block: dict, versions: list[str], cache_dir: Path = DEFAULT_CACHE) -> dict:
+def versions_for(block: dict) -> list[str]:
+    """The releases a block is checked against: those of its signature's package, else SGLang's."""
+    sig = block.get("signature")
+    file = sig.get("file") if isinstance(sig, dict) else None
+    return releases(package_of(file) if isinstance(file, str) else "sglang")
+
+
+def verdict(block: dict, versions: list[str] | None = None, cache_dir: Path = DEFAULT_CACHE) -> dict:
     """The fields ``make release-verdicts`` writes into a ``release`` block.
 
     :param block: the ``release`` mapping of a corpus entry.
-    :param versions: the releases to look in, oldest first (:func:`releases`).
-    :returns: ``{"verdict": ..., "checked": "first..last"}``, plus the block's ``reason`` for ``undecided``.
-    :raises ValueError: a block without a signature gives no ``reason``, or names an unknown ``change``.
+    :param versions: the releases to look in, oldest first; default :func:`versions_for` the block.
+    :returns: ``{"verdict": ..., "checked": "first..last"}``, plus the block's ``reason`` for
+        ``undecided`` and ``other-project`` (which has no ``checked``).
+    :raises ValueError: a block without a signature gives no ``reason``, names an unknown
+        ``change``, or a signature file outside ``sglang/`` and ``specforge/``.
     :raises MissingRelease: a release is not in the cache.
     """
     if block.get("signature") is None:
         if not (isinstance(block.get("reason"), str) and block["reason"].strip()):
             raise ValueError("a release block without a signature needs a reason (why the source cannot settle it)")
+        if block.get("project"):
+            return {"verdict": OTHER_PROJECT, "reason": block["reason"]}
+        versions = versions if versions is not None else releases()
         return {"verdict": UNDECIDED, "checked": checked_range(versions), "reason": block["reason"]}
     if block.get("change") not in CHANGES:
         raise ValueError(f"release.change must be one of {CHANGES}, got {block.get('change')!r}")
+    versions = versions if versions is not None else versions_for(block)
     return {"verdict": first_release(Signature.from_block(block), versions, cache_dir),
             "checked": checked_range(versions)}
 
@@ -173,17 +218,26 @@ def verdict(block: dict, versions: list[str], cache_dir: Path = DEFAULT_CACHE) -
 def block_problems(block) -> list[str]:
     """What is wrong with a ``release`` block, without the cache (an empty list when nothing is).
 
-    Checks the shape and that the verdict is a release of :func:`releases`, ``not-released``
-    or ``undecided`` (with a reason), and that ``checked`` spans those releases.
+    Checks the shape; that the verdict is a release of its package (:func:`versions_for`),
+    ``not-released``, ``undecided`` with a reason, or ``other-project`` with a ``project``
+    and a reason; and that ``checked`` spans the package's releases.
     """
     if not isinstance(block, dict):
         return [f"release must be a mapping, got {type(block).__name__}"]
-    known = {"change", "pr", "signature", "verdict", "checked", "reason"}
+    known = {"change", "pr", "signature", "verdict", "checked", "reason", "project"}
     problems = [f"unknown key release.{key}" for key in sorted(set(block) - known)]
-    versions = releases()
-    if block.get("verdict") == UNDECIDED:
+    try:
+        versions = versions_for(block)
+    except ValueError as error:
+        problems.append(str(error))
+        versions = releases()
+    if block.get("verdict") in (UNDECIDED, OTHER_PROJECT):
         if not (isinstance(block.get("reason"), str) and block["reason"].strip()):
-            problems.append("an undecided verdict needs a reason")
+            problems.append(f"an {block['verdict']} verdict needs a reason")
+        if "signature" in block:
+            problems.append(f"an {block['verdict']} verdict has no signature")
+        if (block["verdict"] == OTHER_PROJECT) != bool(block.get("project")):
+            problems.append("a project (owner/name) goes with an other-project verdict, and only with it")
     else:
         if block.get("change") not in CHANGES:
             problems.append(f"release.change must be one of {CHANGES}")
@@ -192,13 +246,19 @@ def block_problems(block) -> list[str]:
         except ValueError as error:
             problems.append(str(error))
         if block.get("verdict") not in [*versions, NOT_RELEASED]:
-            problems.append(f"verdict {block.get('verdict')!r} is no release of 0.4.0..pin, not-released or undecided:"
-                            " run `make release-verdicts`")
+            problems.append(f"verdict {block.get('verdict')!r} is no release of {checked_range(versions)},"
+                            " not-released, undecided or other-project: run `make release-verdicts`")
         if "reason" in block:
-            problems.append("only an undecided verdict carries a reason")
-    if block.get("checked") != checked_range(versions):
+            problems.append("only an undecided or other-project verdict carries a reason")
+    if block.get("verdict") == OTHER_PROJECT:
+        if "checked" in block:
+            problems.append("an other-project verdict checks no release: drop checked")
+    elif block.get("checked") != checked_range(versions):
         problems.append(f"checked {block.get('checked')!r} is not {checked_range(versions)!r}: run `make release-verdicts`")
     pr = block.get("pr")
     if pr is not None and not (isinstance(pr, str) and "#" in pr and pr.split("#")[1].isdigit()):
         problems.append(f"pr {pr!r} is not owner/repo#number")
+    project = block.get("project")
+    if project is not None and not (isinstance(project, str) and project.count("/") == 1):
+        problems.append(f"project {project!r} is not owner/name")
     return problems

@@ -14,8 +14,9 @@ build. That file sets ``window.SGLANG_MY_RELEASE`` to a JSON object:
   release of ``speccheck/data/flag-history.json`` up to the pin, oldest first, and the
   pin (the script fills the ``<select>`` from it, so no page spells a version out);
 - ``reports``: each field-report corpus entry whose ``release`` block has a
-  verdict in a release or ``not-released`` (``speccheck/releases.py``): its
-  ``url``, ``title``, ``change`` (fixed or broken), ``verdict``, ``status`` and
+  verdict in an SGLang release or ``not-released`` (``speccheck/releases.py``;
+  SpecForge and other-project verdicts are not SGLang releases and are left out): its
+  ``url``, ``title``, ``change`` (fixed, broken or added), ``verdict``, ``status`` and
   ``section`` (the site address of the section that answers it, relative to
   the site's root);
 - ``flags``: the events of the flag history (flags and environment variables),
@@ -121,6 +122,8 @@ def page_data(section_uris: dict[str, str]) -> dict:
         verdict = block.get("verdict")
         if verdict not in releases and verdict not in RELEASED_VERDICTS_EXTRA:
             continue
+        if not block.get("signature", {}).get("file", "").startswith("sglang/"):
+            continue  # a SpecForge verdict: not an SGLang release
         reports.append({"url": entry["url"], "title": entry["title"], "change": block["change"],
                         "verdict": verdict, "status": entry["status"], "section": section_uris[entry["section"]]})
     flags = [f for f in flag_events(hist) if f[1] in releases]

@@ -365,11 +365,24 @@ def test_a_bad_release_block_is_reported_rule_by_rule():
     problems = "\n".join(rel.block_problems({"change": "improved", "signature": {"file": "x"}, "verdict": "0.9",
                                                "checked": "0.1..0.2", "pr": "12345", "reason": "x", "extra": 1}))
     for fragment in ("unknown key release.extra", "release.change must be one of", "signature.file and signature.text",
-                     "verdict '0.9' is no release", "only an undecided verdict carries a reason", "checked '0.1..0.2'",
-                     "pr '12345' is not owner/repo#number"):
+                     "verdict '0.9' is no release", "only an undecided or other-project verdict carries a reason",
+                     "checked '0.1..0.2'", "pr '12345' is not owner/repo#number"):
         assert fragment in problems, (fragment, problems)
     assert rel.block_problems({"verdict": "undecided", "checked": rel.checked_range(rel.releases())}) == [
         "an undecided verdict needs a reason"]
+    assert rel.block_problems({"verdict": "other-project", "reason": "EAGLE's script", "checked": "0.4.0..0.5.23"}) == [
+        "a project (owner/name) goes with an other-project verdict, and only with it",
+        "an other-project verdict checks no release: drop checked"]
+    assert rel.block_problems({"change": "fixed", "signature": {"file": "vllm/x.py", "text": "y"}, "verdict": "0.5.1",
+                               "checked": "0.4.0..0.5.23"})[0].startswith("signature.file 'vllm/x.py' must start with")
+
+
+def test_a_specforge_signature_is_checked_against_specforge_releases():
+    block = {"change": "added", "signature": {"file": "specforge/core/", "text": "x"}}
+    assert rel.versions_for(block) == rel.releases("specforge")
+    assert "0.2.0" in rel.releases("specforge") and "0.5.23" not in rel.releases("specforge")
+    block.update(verdict="0.5.23", checked=rel.checked_range(rel.releases()))
+    assert any("verdict '0.5.23' is no release of" in p for p in rel.block_problems(block))
 
 
 def test_few_entries_lack_a_release_verdict():
@@ -399,8 +412,8 @@ def test_a_bug_that_still_applies_has_no_released_fix(item):
         assert block["verdict"] in (rel.NOT_RELEASED, rel.UNDECIDED), "still applies, but a release has the fix"
 
 
-def _cache_or_skip():
-    missing = [v for v in rel.releases() if not (rel.DEFAULT_CACHE / f"sglang-{v}" / "sglang").is_dir()]
+def _cache_or_skip(package="sglang"):
+    missing = [v for v in rel.releases(package) if not (rel.DEFAULT_CACHE / f"{package}-{v}" / package).is_dir()]
     if missing:
         pytest.skip(f"the wheel cache {rel.DEFAULT_CACHE} lacks {len(missing)} releases (first: {missing[0]}); "
                     "`make flag-history` fills it (network), CI has none: the shape tests above still run")
@@ -410,10 +423,10 @@ def _cache_or_skip():
 def test_a_verdict_matches_the_wheels(item):
     """The signature shows the change at the verdict release and not in the release before it
     (mirrored for absent: true); a not-released change shows in no release up to the pin."""
-    _cache_or_skip()
     block = item[1]["release"]
-    versions = rel.releases()
     signature = rel.Signature.from_block(block)
+    _cache_or_skip(rel.package_of(signature.file))
+    versions = rel.versions_for(block)
     if block["verdict"] == rel.NOT_RELEASED:
         assert not any(rel.shows(v, signature) for v in versions if not signature.absent)
         return
@@ -421,7 +434,7 @@ def test_a_verdict_matches_the_wheels(item):
     assert rel.shows(versions[index], signature), f"{signature} does not show in {versions[index]}"
     if index:
         assert not rel.shows(versions[index - 1], signature), f"{signature} already shows in {versions[index - 1]}"
-    assert rel.verdict(block, versions)["verdict"] == block["verdict"], "run `make release-verdicts`"
+    assert rel.verdict(block)["verdict"] == block["verdict"], "run `make release-verdicts`"
 
 
 def test_first_release_finds_the_first_release_that_shows_a_change(tmp_path):
@@ -435,5 +448,5 @@ def test_first_release_finds_the_first_release_that_shows_a_change(tmp_path):
     assert rel.first_release(rel.Signature("sglang/srt/a.py", "never"), versions, tmp_path) == rel.NOT_RELEASED
     # absent: true counts only after a release that had the text
     assert rel.first_release(rel.Signature("sglang/srt/a.py", "new", absent=True), versions, tmp_path) == rel.NOT_RELEASED
-    with pytest.raises(rel.MissingRelease, match="SGLang 1.4.0 is not in the wheel cache"):
+    with pytest.raises(rel.MissingRelease, match="sglang 1.4.0 is not in the wheel cache"):
         rel.first_release(rel.Signature("sglang/srt/a.py", "x"), [*versions, "1.4.0"], tmp_path)

@@ -50,10 +50,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import re
 import subprocess
 import sys
+import tarfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -83,33 +86,81 @@ ENV_RE = re.compile(r"\bSGLANG_[A-Z0-9_]+\b")
 SPEC_ENV_RE = re.compile(r"\bSGLANG_[A-Z0-9_]*(?:SPEC|EAGLE|NGRAM|DRAFT|MTP|DFLASH|DSPARK|ACC_LEN)[A-Z0-9_]*\b")
 
 
-def releases(first: str, last: str) -> list[str]:
-    """SGLang releases on the package index from ``first`` to ``last``, oldest first (``pip index versions``)."""
-    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "sglang"], check=True,
+def releases(first: str, last: str, package: str = "sglang") -> list[str]:
+    """Releases of ``package`` on the package index from ``first`` to ``last``, oldest first (``pip index versions``)."""
+    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", package], check=True,
                          capture_output=True, text=True).stdout
     listed = re.search(r"Available versions: (.*)", out)
     if not listed:
-        raise RuntimeError(f"pip index versions sglang gave no version list:\n{out}")
+        raise RuntimeError(f"pip index versions {package} gave no version list:\n{out}")
     found = {Version(v.strip()) for v in listed.group(1).split(",")}
     return [str(v) for v in sorted(v for v in found if Version(first) <= v <= Version(last) and not v.is_prerelease)]
 
 
-def unpacked(version: str, cache: Path) -> Path:
-    """A directory holding release ``version``'s ``sglang`` package, downloaded and unpacked once.
+def unpacked(version: str, cache: Path, package: str = "sglang") -> Path:
+    """A directory holding release ``version`` of ``package`` (its ``<package>/`` folder), downloaded and unpacked once.
 
-    :raises subprocess.CalledProcessError: pip could not download the wheel.
+    The wheel is preferred; a release published only as a source archive (SpecForge 0.1.0)
+    is unpacked from its ``.tar.gz``.
+
+    :raises subprocess.CalledProcessError: pip could not download the release.
     """
-    target = cache / f"sglang-{version}"
-    if (target / "sglang").is_dir():
+    target = cache / f"{package}-{version}"
+    if (target / package).is_dir():
         return target
-    wheels = list(cache.glob(f"sglang-{version}-*.whl"))
-    if not wheels:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", f"sglang=={version}",
-                        "-d", str(cache)], check=True)
-        wheels = list(cache.glob(f"sglang-{version}-*.whl"))
-    with zipfile.ZipFile(wheels[0]) as wheel:
-        wheel.extractall(target, [n for n in wheel.namelist() if n.startswith("sglang/")])
+    found = list(cache.glob(f"{package}-{version}-*.whl")) + list(cache.glob(f"{package}-{version}.tar.gz"))
+    if not found:
+        got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                              f"{package}=={version}", "-d", str(cache)])
+        if got.returncode:
+            _download_sdist(package, version, cache)
+        found = list(cache.glob(f"{package}-{version}-*.whl")) + list(cache.glob(f"{package}-{version}.tar.gz"))
+    if found[0].suffix == ".whl":
+        with zipfile.ZipFile(found[0]) as wheel:
+            wheel.extractall(target, [n for n in wheel.namelist() if n.startswith(f"{package}/")])
+        return target
+    prefix = f"{package}-{version}/"
+    with tarfile.open(found[0]) as sdist:
+        members = [m for m in sdist.getmembers() if m.name.startswith(prefix + package + "/") and m.isfile()]
+        for member in members:
+            member.name = member.name[len(prefix):]
+        sdist.extractall(target, members, filter="data")
     return target
+
+
+def _download_sdist(package: str, version: str, cache: Path) -> Path:
+    """Download the source archive of a release that has no wheel, checked against the index's sha256.
+
+    pip cannot download an archive whose metadata does not build (SpecForge 0.1.0's setup.py
+    reads a file the archive lacks), so the link comes from PyPI's simple index (PEP 503).
+
+    :raises RuntimeError: the index lists no archive for the release, or its digest differs.
+    """
+    index = urllib.request.urlopen(f"https://pypi.org/simple/{package}/", timeout=60).read().decode()
+    name = f"{package}-{version}.tar.gz"
+    link = re.search(rf'href="([^"#]*/{re.escape(name)})#sha256=([0-9a-f]+)"', index)
+    if not link:
+        raise RuntimeError(f"PyPI lists no {name}")
+    data = urllib.request.urlopen(link.group(1), timeout=300).read()
+    if hashlib.sha256(data).hexdigest() != link.group(2):
+        raise RuntimeError(f"{name}: sha256 differs from the index")
+    (cache / name).write_bytes(data)
+    return cache / name
+
+
+def specforge_releases(cache: Path, out: Path) -> list[str]:
+    """Download and unpack every SpecForge release up to the pin and list them in ``out`` (JSON ``releases``).
+
+    The release verdicts (``speccheck/releases.py``) look SpecForge signatures up in these.
+
+    :raises subprocess.CalledProcessError: pip could not list or download a release.
+    """
+    pinned = re.search(r"^specforge==(\S+)", (ROOT / "requirements-pinned.txt").read_text(), re.M).group(1)
+    versions = releases("0", pinned, "specforge")
+    for version in versions:
+        unpacked(version, cache, "specforge")
+    out.write_text(json.dumps({"releases": versions}, indent=1) + "\n", encoding="utf-8")
+    return versions
 
 
 def followed(option: dict) -> bool:
@@ -360,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {version}: {len(snap['flags'])} flags, {len(snap['env_speculative'])} speculative variables "
                   f"({snap['method']})",
                   file=sys.stderr)
+    sf = specforge_releases(args.cache, args.out.parent / "specforge-releases.json")
+    print(f"  SpecForge: {', '.join(sf)}", file=sys.stderr)
     data = history(snapshots)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

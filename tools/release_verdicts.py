@@ -38,7 +38,7 @@ def _yaml() -> YAML:
     return yaml
 
 
-def update_file(path: Path, versions: list[str], cache_dir: Path, write: bool = True) -> list[str]:
+def update_file(path: Path, cache_dir: Path, write: bool = True) -> list[str]:
     """Compute the verdict of every ``release`` block of one corpus file; write them when ``write``.
 
     :returns: one line per block whose recorded verdict or checked range changed.
@@ -52,14 +52,17 @@ def update_file(path: Path, versions: list[str], cache_dir: Path, write: bool = 
         if block is None:
             continue
         try:
-            fields = rel.verdict(dict(block), versions, cache_dir)
+            fields = rel.verdict(dict(block), None, cache_dir)
         except ValueError as error:
             raise ValueError(f"{path.name}: {entry.get('url')}: {error}") from error
         old = (block.get("verdict"), block.get("checked"))
-        if old != (fields["verdict"], fields["checked"]):
+        if old != (fields["verdict"], fields.get("checked")):
             changed.append(f"{path.name}: {entry['url']}: {old[0]} -> {fields['verdict']}")
         block["verdict"] = fields["verdict"]
-        block["checked"] = fields["checked"]
+        if "checked" in fields:
+            block["checked"] = fields["checked"]
+        else:
+            block.pop("checked", None)
     if write and changed:
         with path.open("w", encoding="utf-8") as out:
             yaml.dump(data, out)
@@ -89,21 +92,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=rel.DEFAULT_CACHE, help="the unpacked wheels (make flag-history)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a verdict is out of date")
     parser.add_argument("--probe", nargs=2, metavar=("FILE", "TEXT"),
-                        help="print the releases whose FILE (sglang/...) holds TEXT, as ranges, and exit")
+                        help="print the releases whose FILE (sglang/... or specforge/...) holds TEXT, as ranges, and exit")
     args = parser.parse_args(argv)
-    versions = rel.releases()
     if args.probe:
-        print(probe(args.probe[0], args.probe[1], versions, args.cache))
+        print(probe(args.probe[0], args.probe[1], rel.releases(rel.package_of(args.probe[0])), args.cache))
         return 0
     try:
-        for version in versions:
-            rel.release_tree(version, args.cache)
+        for package in rel.PACKAGES:
+            for version in rel.releases(package):
+                rel.release_tree(version, args.cache, package)
     except rel.MissingRelease as error:
         print(error, file=sys.stderr)
         return 2
     changed = []
     for path in args.files or sorted(CORPUS.glob("*.yaml")):
-        changed += update_file(path, versions, args.cache, write=not args.check)
+        changed += update_file(path, args.cache, write=not args.check)
     for line in changed:
         print(line)
     if args.check and changed:

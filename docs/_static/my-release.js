@@ -14,7 +14,7 @@
   function affecting(data, mine) {
     var at = order(data.releases);
     var me = at[mine];
-    var fixedAfter = [], brokenIn = [], unreleased = [], flags = [];
+    var fixedAfter = [], brokenIn = [], addedAfter = [], unreleased = [], flags = [];
     data.reports.forEach(function (r) {
       if (r.verdict === "not-released") {
         if (r.change === "fixed") unreleased.push(r);
@@ -22,12 +22,14 @@
         fixedAfter.push(r);
       } else if (r.change === "broken" && at[r.verdict] <= me) {
         brokenIn.push(r);
+      } else if (r.change === "added" && at[r.verdict] > me) {
+        addedAfter.push(r);
       }
     });
     data.flags.forEach(function (f) {
       if (at[f[1]] > me) flags.push(f);
     });
-    return { fixedAfter: fixedAfter, brokenIn: brokenIn, unreleased: unreleased, flags: flags };
+    return { fixedAfter: fixedAfter, brokenIn: brokenIn, addedAfter: addedAfter, unreleased: unreleased, flags: flags };
   }
 
   function el(tag, attrs, text) {
@@ -70,6 +72,8 @@
     found.fixedAfter.forEach(function (r) { list.appendChild(reportItem(root, r, "fixed in " + r.verdict)); });
     list = group(out, "my-release-broken", "Behaviour that " + mine + " already has", found.brokenIn);
     found.brokenIn.forEach(function (r) { list.appendChild(reportItem(root, r, "since " + r.verdict)); });
+    list = group(out, "my-release-added", "Answers that need a release after " + mine, found.addedAfter);
+    found.addedAfter.forEach(function (r) { list.appendChild(reportItem(root, r, "needs " + r.verdict)); });
     list = group(out, "my-release-flags", "Flags and variables changed after " + mine, found.flags);
     found.flags.forEach(function (f) {
       var li = el("li", { "class": "my-release__item", "data-flag": f[0] });
