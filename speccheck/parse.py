@@ -170,12 +170,26 @@ def other_stand_in(action: argparse.Action):
     return {int: 2, float: 0.5}.get(action.type, "y")
 
 
-def _drop(words: list[str], flag: str) -> list[str] | None:
-    """``words`` without the first ``flag`` (or ``flag=...``) and the value after it; ``None`` if absent."""
+# argparse (Python 3.11, _negative_number_matcher): with no option that looks like a negative
+# number, "-5" and "-0.5" are values; so are "-" and any word with a space.
+_NEGATIVE_NUMBER_RE = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def _is_value(word: str) -> bool:
+    return not word.startswith("-") or word == "-" or bool(_NEGATIVE_NUMBER_RE.match(word)) or " " in word
+
+
+def _drop(words: list[str], flag: str, nargs=None) -> list[str] | None:
+    """``words`` without the first ``flag`` (or ``flag=...``) and the values argparse gives it; ``None`` if absent.
+
+    :param nargs: the flag's ``argparse`` nargs: ``"+"``/``"*"`` take every value that follows,
+        a number that many, anything else one.
+    """
+    most = len(words) if nargs in ("+", "*") else nargs if isinstance(nargs, int) else 1
     for k, w in enumerate(words):
         if w == flag or w.startswith(flag + "="):
             end = k + 1
-            if w == flag and end < len(words) and not words[end].startswith("-"):
+            while w == flag and end < len(words) and end - k - 1 < most and _is_value(words[end]):
                 end += 1
             return words[:k] + words[end:]
     return None
@@ -233,7 +247,8 @@ def parse(parser: argparse.ArgumentParser, args: list[str], required_given: bool
                 names = m["names"].split("/")
                 flag = next((n for n in names if any(w == n or w.startswith(n + "=") for w in argv)), names[0])
             parsed.problems.append(ArgProblem(rule, flag, message))
-            rest = _drop(argv, flag) if flag else None
+            action = parser._option_string_actions.get(flag) if flag else None
+            rest = _drop(argv, flag, getattr(action, "nargs", None)) if flag else None
             if rest is None:  # nothing to take out (a bad subcommand, a missing required option): stop here
                 return parsed
             argv = rest

@@ -242,7 +242,7 @@ def _model_config(architecture: str) -> types.SimpleNamespace:
 
 
 def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | None = None,
-        env: dict[str, str] | None = None) -> Outcome:
+        env: dict[str, str] | None = None, draft_fields: dict | None = None) -> Outcome:
     """Run ``handle_speculative_decoding`` on the command parsed into ``ns``.
 
     :param ns: the namespace SGLang's server parser returned for the command.
@@ -252,6 +252,8 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
         change the hook's path); ``None``: a plain EAGLE-3 draft.
     :param env: environment variables the command sets (``SGLANG_...=1 sglang serve ...``), visible
         to SGLang's ``envs`` while the hook runs.
+    :param draft_fields: more fields of the stand-in draft ``config.json`` (``{"block_size": 1}``:
+        a DFLASH draft's block size); by default it has only ``architectures``.
     :returns: an :class:`Outcome`; never raises (what SGLang's code raises is in the outcome).
     """
     loaded = _loaded()
@@ -259,7 +261,8 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
     outcome = Outcome()
     collect = _Collect()
     sglang_logger = logging.getLogger("sglang")
-    draft_config = types.SimpleNamespace(architectures=[draft_architecture or "LlamaForCausalLMEagle3"])
+    draft_config = types.SimpleNamespace(architectures=[draft_architecture or "LlamaForCausalLMEagle3"],
+                                         **(draft_fields or {}))
     with contextlib.ExitStack() as stack:
         stack.enter_context(_sglang_modules(loaded))
         hf_utils = loaded.modules["sglang.srt.utils.hf_transformers_utils"]

@@ -832,3 +832,27 @@ def test_a_failure_of_the_check_itself_is_a_diagnostic_and_the_next_command_is_s
     found = command_check.check_source("```bash\nsglang serve first\nsglang serve m --bogus-flag\n```\n", ".md", "p.md")
     assert [(d.line, d.severity, d.rule) for d in found] == [(2, "undecided", "check-failed"), (3, "error", "unknown-flag")]
     assert "RuntimeError: boom at test_commands.py:" in found[0].message
+
+
+DFLASH = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm DFLASH "
+          "--speculative-draft-model-path z-lab/some-dflash-draft --speculative-draft-window-size 4")
+
+
+def test_a_dflash_window_checked_against_an_unread_draft_block_size_is_undecided():
+    """_handle_dflash compares the window with the block size from the draft's config.json
+    (16 when it has none); without the block size on the command line SGLang's verdict depends
+    on the reader's draft, so the check says it cannot decide; with it, it refuses."""
+    assert [(d.severity, d.rule) for d in speccheck.check_command(DFLASH)] == [("undecided", "undecided-file")]
+    given = [(d.severity, d.rule, d.flag) for d in speccheck.check_command(DFLASH + " --speculative-num-draft-tokens 8")]
+    assert given == [("error", "draft-window", "--speculative-draft-window-size")]
+    assert not speccheck.check_command(DFLASH + " --speculative-num-draft-tokens 4")
+
+
+def test_a_stray_dash_word_is_named_once_and_a_list_flag_loses_all_its_values():
+    """argparse reads "-1" as a value, so "--max-total-tokens 4096 -1" has one stray word; after a
+    refused list value ("--cuda-graph-bs-prefill - -") the check drops every value of the flag
+    before parsing on, instead of reporting the second "-" as unrecognized too."""
+    stray = speccheck.check_command("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --max-total-tokens 4096 -1")
+    assert [(d.rule, d.flag) for d in stray] == [("unknown-flag", "-1")]
+    listed = speccheck.check_command("sglang serve --model-path Qwen/Qwen3-8B --cuda-graph-bs-prefill - - --port 3")
+    assert [(d.rule, d.flag) for d in listed] == [("invalid-value", "--cuda-graph-bs-prefill")]

@@ -141,9 +141,14 @@
   function isNegativeNumber(w) { return /^-\d+$|^-\d*\.\d+$/.test(w); }
 
   // argparse's "does this word look like an option" (_parse_optional).
+  // argparse's _parse_optional (Python 3.11): a known flag, a known flag with "=value", or a
+  // "--" prefix of some flag is an option even when it looks like a number or holds a space.
   function optionLike(w) {
     if (!w || w[0] !== "-" || w === "-") return false;
     if (BY_FLAG[w]) return true;
+    var eq = w.indexOf("="), head = eq > 0 ? w.slice(0, eq) : w;
+    if (eq > 0 && BY_FLAG[head]) return true;
+    if (head.indexOf("--") === 0 && ALL_FLAGS.some(function (f) { return f.indexOf(head) === 0; })) return true;
     if (isNegativeNumber(w)) return false;
     if (w.indexOf(" ") >= 0) return false;
     return true;
@@ -153,6 +158,17 @@
     if (o.type === "int") {
       if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(text)) return { error: "invalid int value: '" + text + "'" };
       return { value: parseInt(text.replace(/_/g, ""), 10) };
+    }
+    if (o.type === "human_readable_int") {
+      // sglang/srt/utils/common.py::human_readable_int: an integer, or SI (k M G T, decimals allowed)
+      // and IEC (Ki Mi Gi Ti, integers only) suffixes, case-sensitive.
+      var h = text.trim(), m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)$/.exec(h);
+      if (m && m[2].length === 2 && m[1].indexOf(".") >= 0) {
+        return { error: "Decimals are not allowed with IEC suffixes like '" + m[2] + "'" };
+      }
+      if (m) return { value: Math.round(parseFloat(m[1]) * Math.pow(m[2].length === 2 ? 1024 : 1000, "KMGT".indexOf(m[2][0].toUpperCase()) + 1)) };
+      if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(h)) return { error: "Invalid integer value: '" + h + "'" };
+      return { value: parseInt(h.replace(/_/g, ""), 10) };
     }
     if (o.type === "float") {
       var t = text.trim().replace(/_/g, "");
@@ -166,7 +182,7 @@
 
   function standIn(o) {
     if (o.choices && o.choices.length) return o.choices[0];
-    return o.type === "int" ? "1" : o.type === "float" ? "1.0" : "x";
+    return o.type === "int" || o.type === "human_readable_int" ? "1" : o.type === "float" ? "1.0" : "x";
   }
 
   function historyOf(flag) {
@@ -241,7 +257,8 @@
       var word = argv[i++];
       if (!optionLike(word)) {
         if (VARIABLE_RE.test(word)) { unresolved = true; continue; }
-        err(null, "unrecognized", "`" + word + "` is not a value of any flag: SGLang's parser rejects it as an unrecognized argument.", "parser");
+        // Named like the build's check: argparse's "unrecognized arguments: -1" starts with the stray word.
+        err(word[0] === "-" ? word.split("=")[0] : null, "unrecognized", "`" + word + "` is not a value of any flag: SGLang's parser rejects it as an unrecognized argument.", "parser");
         continue;
       }
       var eq = word.indexOf("="), flag = eq > 0 ? word.slice(0, eq) : word;
@@ -632,6 +649,26 @@
     }
     if ((ns.pp_size || 1) !== 1) {
       add("error", "--pp-size", "dflash-pp", "dflash", "DFLASH supports only `--pp-size 1`.");
+    }
+    // _handle_dflash: the block size is --speculative-dflash-block-size, else --speculative-num-draft-tokens,
+    // else the draft's config.json (not read here, so the window rule is left to the build's check).
+    var block = given.speculative_dflash_block_size ? ns.speculative_dflash_block_size : null;
+    var tokens = given.speculative_num_draft_tokens ? ns.speculative_num_draft_tokens : null;
+    if (block !== null && block <= 0) {
+      add("error", "--speculative-dflash-block-size", "dflash-block", "dflash",
+          "`--speculative-dflash-block-size` must be positive (got " + block + ").");
+      return;
+    }
+    if (block !== null && tokens !== null && tokens !== block) {
+      add("error", "--speculative-num-draft-tokens", "dflash-block", "dflash", "For DFLASH, " +
+          "`--speculative-num-draft-tokens` and `--speculative-dflash-block-size` must match (got " + tokens + " and " + block + ").");
+      return;
+    }
+    var size = block !== null ? block : tokens;
+    if (size !== null && given.speculative_draft_window_size && ns.speculative_draft_window_size > 0 &&
+        ns.speculative_draft_window_size < size) {
+      add("error", "--speculative-draft-window-size", "draft-window", "dflash", "`--speculative-draft-window-size " +
+          ns.speculative_draft_window_size + "` is below the block size " + size + ": DFLASH needs a window of at least one block.");
     }
     // _handle_dflash (speculative_hook.py) replaces other values by 1 and logs a warning.
     [["speculative_num_steps", "--speculative-num-steps"], ["speculative_eagle_topk", "--speculative-eagle-topk"]]
