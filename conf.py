@@ -14,7 +14,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "sphinxext"))  # the project's Sphinx extensions
+# The project's Sphinx extensions, one folder per concern (sphinxext/README.md), imported by module name.
+sys.path[:0] = [str(d) for d in sorted((ROOT / "sphinxext").glob("*/")) if not d.name.startswith("_")]
 
 from speccheck.pinned import PINNED, check_installed  # noqa: E402  (the checker package, installed by make venv)
 
@@ -84,7 +85,7 @@ templates_path = ["docs/_templates"]  # paths here are relative to this file
 nitpicky = True
 
 # -- MyST ----------------------------------------------------------------------
-html_math_renderer = "mathml"  # sphinxext/mathml.py
+html_math_renderer = "mathml"  # sphinxext/content/mathml.py
 myst_update_mathjax = False  # no MathJax: MyST need not mark pages for it
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath", "substitution", "attrs_inline"]
@@ -99,7 +100,7 @@ bibtex_default_style = "plain"
 
 # -- Notebooks: executed on every build, outputs never stored ------------------
 nbsphinx_execute = "always"
-# Notebooks are stored as text (jupytext MyST, .myst files; sphinxext/text_notebooks.py).
+# Notebooks are stored as text (jupytext MyST, .myst files; sphinxext/notebooks/text_notebooks.py).
 nbsphinx_custom_formats = {".myst": "text_notebooks.reads"}
 nbsphinx_allow_errors = False
 nbsphinx_timeout = 120

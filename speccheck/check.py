@@ -681,7 +681,7 @@ class ResultCache:
     :func:`speccheck.pinned.checker_digest`; its lines are stored relative to the block's first
     line, so a block that moved down the page gets its diagnostics at its new lines. The parser's option strings
     are kept too, for :func:`check_inline_flags`. The Sphinx build keeps one cache in its
-    doctree folder (``sphinxext/command_check.py``); :meth:`save` writes it.
+    doctree folder (``sphinxext/content/command_check.py``); :meth:`save` writes it.
 
     :param path: the pickle file to read and write; a missing or unreadable file is an empty cache.
     """

@@ -7,7 +7,7 @@ Usage::
     make error-messages                   # add a skeleton entry for each new message to the data, list stale ones
 
 The page ``docs/reference/error-messages.md`` is rendered from :func:`extract`
-by ``sphinxext/error_messages_ref.py``, which also fails the build on a message
+by ``sphinxext/content/error_messages_ref.py``, which also fails the build on a message
 without an explanation (or an explanation without a message).
 
 Scope (:data:`SCOPE`): the files are parsed with :mod:`ast`, nothing is imported.

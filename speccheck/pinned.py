@@ -88,7 +88,7 @@ _TOKEN = re.compile(rf"(`{_REFERENCE}`)|{_REFERENCE}")
 def substitute(text: str, values: dict[str, str] = SUBSTITUTIONS) -> str:
     """``text`` with each ``{{ name }}`` of ``values`` replaced by its value.
 
-    Used by the Sphinx build (``sphinxext/pin_substitutions.py``) and by
+    Used by the Sphinx build (``sphinxext/content/pin_substitutions.py``) and by
     :func:`speccheck.check_file`, so both check the same text.
 
     :param text: a page's source (Markdown, or a notebook's JSON: the values hold no

@@ -26,7 +26,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "sphinxext"))
+# The extensions' folders, one per concern, as conf.py puts them on sys.path.
+EXTENSION_DIRS = [str(d) for d in sorted((ROOT / "sphinxext").glob("*/")) if not d.name.startswith("_")]
+sys.path[:0] = EXTENSION_DIRS
 FIXTURES = ROOT / "tests" / "fixtures"
 BUILDDIR = ROOT / os.environ.get("BUILDDIR", "_build")
 # Sphinx colours its output when CI=true (sphinx/_cli/util/colour.py); tests read that output as

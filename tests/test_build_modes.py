@@ -112,7 +112,7 @@ def test_a_clean_build_runs_the_notebook_again(tmp_path):
 
 
 def test_a_rebuild_after_a_failed_build_reports_the_same_problems_again(tmp_path):
-    # Sphinx saves its environment even when -W fails the build, so without sphinxext/reread_warned.py
+    # Sphinx saves its environment even when -W fails the build, so without sphinxext/build/reread_warned.py
     # the next build finds nothing out of date and says "build succeeded" over broken pages.
     docs = copy_project(tmp_path)
     (docs / "index.md").write_text("# Index\n\n```{toctree}\nfails\nlinks\n```\n")
@@ -154,7 +154,7 @@ def test_a_prose_edit_around_checked_commands_builds_no_parser_and_keeps_their_e
 
 
 def test_an_edit_rewrites_the_pages_that_list_the_page_only_when_what_they_show_changed(tmp_path):
-    # sphinxext/quick_rebuilds.py: a body edit writes the edited page alone; a title or a
+    # sphinxext/build/quick_rebuilds.py: a body edit writes the edited page alone; a title or a
     # heading, which the index's toctree shows, writes the index too.
     docs = copy_project(tmp_path)
     (docs / "index.md").write_text("# Index\n\n```{toctree}\nfirst\nsecond\n```\n")
@@ -188,7 +188,7 @@ def test_an_edit_rewrites_the_pages_that_list_the_page_only_when_what_they_show_
 
 
 def test_citations_stay_resolved_across_edits_and_a_new_citation_is_formatted(tmp_path):
-    # sphinxext/quick_rebuilds.py keeps the formatted citations when the pages read cite what they cited.
+    # sphinxext/build/quick_rebuilds.py keeps the formatted citations when the pages read cite what they cited.
     docs = copy_project(tmp_path)
     (docs / "index.md").write_text("# Index\n\n```{toctree}\nciting\nrefs\n```\n")
     citing = docs / "citing.md"

@@ -148,7 +148,7 @@ def test_calculator_text_is_readable_in_both_themes(calculator, theme):
 def test_calculator_loads_its_script_from_the_site_and_has_its_styles_in_the_page(calculator, site):
     scripts = calculator.evaluate("[...document.scripts].map(s => s.src).filter(s => s.includes('calculator'))")
     assert scripts and all(s.startswith(site) for s in scripts)
-    # The small stylesheet is written into the page (sphinxext/page_scripts.py): no request, same rules.
+    # The small stylesheet is written into the page (sphinxext/output/page_scripts.py): no request, same rules.
     inline = calculator.evaluate(
         "[...document.querySelectorAll('style[data-from]')].map(s => s.dataset.from).filter(f => f.includes('calculator'))")
     assert inline == ["_static/speedup-calculator.css"]

@@ -90,7 +90,7 @@ def _resolve(page_html: str, href: str) -> str:
 def _section_ids(section: Tag | None) -> frozenset[str]:
     """The section's own id, the label spans Sphinx puts just inside it, and its heading's id.
 
-    The Pagefind step of the build (``sphinxext/pagefind_search.py``) moves each
+    The Pagefind step of the build (``sphinxext/output/pagefind_search.py``) moves each
     ``<section id="x">`` onto the section's heading (``<section><h2 id="x">``), so the
     label a ``{ref}`` points at may be the heading's id rather than the section's.
     """

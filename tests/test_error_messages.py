@@ -1,7 +1,7 @@
 """The error-message reference: extracted from the pinned SGLang, every message explained, shown verbatim.
 
 Covers :mod:`speccheck.errors` (the extractor), ``docs/_data/error-messages.yaml``
-(the explanations), ``sphinxext/error_messages_ref.py`` (the directive and its build
+(the explanations), ``sphinxext/content/error_messages_ref.py`` (the directive and its build
 checks), and the field reports in ``docs/_data/field-reports/errors.yaml`` that the
 error and feature-combination pages link to.
 """

@@ -72,6 +72,7 @@ from bs4 import BeautifulSoup
 import source_notes  # noqa: E402  (sphinxext/, on sys.path through conftest)
 from conftest import ROOT
 from speccheck import releases as rel
+from speccheck.pinned import PINNED  # noqa: E402
 
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 FIELDS = ("url", "title", "date", "sglang_version", "algorithm", "symptom", "error",
@@ -380,9 +381,10 @@ def test_a_bad_release_block_is_reported_rule_by_rule():
 def test_a_specforge_signature_is_checked_against_specforge_releases():
     block = {"change": "added", "signature": {"file": "specforge/core/", "text": "x"}}
     assert rel.versions_for(block) == rel.releases("specforge")
-    assert "0.2.0" in rel.releases("specforge") and "0.5.23" not in rel.releases("specforge")
-    block.update(verdict="0.5.23", checked=rel.checked_range(rel.releases()))
-    assert any("verdict '0.5.23' is no release of" in p for p in rel.block_problems(block))
+    sglang_pin = rel.releases()[-1]
+    assert PINNED["specforge"] == rel.releases("specforge")[-1] and sglang_pin not in rel.releases("specforge")
+    block.update(verdict=sglang_pin, checked=rel.checked_range(rel.releases()))
+    assert any(f"verdict '{sglang_pin}' is no release of" in p for p in rel.block_problems(block))
 
 
 def test_few_entries_lack_a_release_verdict():

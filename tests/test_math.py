@@ -1,4 +1,4 @@
-"""Math is MathML written at build time (sphinxext/mathml.py): no script, TeX kept, bad TeX fails."""
+"""Math is MathML written at build time (sphinxext/content/mathml.py): no script, TeX kept, bad TeX fails."""
 
 from __future__ import annotations
 

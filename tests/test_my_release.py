@@ -1,4 +1,4 @@
-"""The "my release" view (sphinxext/my_release.py, docs/_static/my-release.js).
+"""The "my release" view (sphinxext/content/my_release.py, docs/_static/my-release.js).
 
 - The build data holds every corpus report with a release verdict and the flag history's events.
 - In Chromium, for releases before and after several fixes, the view lists a report as fixed

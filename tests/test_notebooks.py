@@ -12,8 +12,8 @@ from bs4 import BeautifulSoup
 
 from conftest import FIXTURES, ROOT
 
-sys.path.insert(0, str(ROOT / "sphinxext"))
-import text_notebooks  # noqa: E402  (sphinxext/text_notebooks.py)
+sys.path.insert(0, str(ROOT / "sphinxext" / "notebooks"))
+import text_notebooks  # noqa: E402  (sphinxext/notebooks/text_notebooks.py)
 
 DOCS = ROOT / "docs"
 

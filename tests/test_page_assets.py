@@ -1,5 +1,5 @@
-"""Pages load only what they use and never wait for a script (sphinxext/page_scripts.py,
-sphinxext/sized_images.py); read from the built HTML, no browser needed."""
+"""Pages load only what they use and never wait for a script (sphinxext/output/page_scripts.py,
+sphinxext/output/sized_images.py); read from the built HTML, no browser needed."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Pages, notebooks, their front matter, the README, the tooling and the tests take
 the versions from the pin (``{{ sglang_version }}`` / ``{{ specforge_version }}``
-on pages, ``sphinxext/pin_substitutions.py``; :data:`pinned.PINNED` in code), so
+on pages, ``sphinxext/content/pin_substitutions.py``; :data:`pinned.PINNED` in code), so
 moving the pin is a one-line change. Only the pin file and data generated from a
 release may spell a pinned version out.
 """
@@ -31,6 +31,7 @@ GENERATED = [
     r"tests/fixtures/commands/.*\.yaml",
     r"speccheck/data/flag-history\.json",  # make flag-history: one entry per release, the pin included
     r"speccheck/data/behaviour-history\.json",  # make behaviour-history: the same releases
+    r"speccheck/data/specforge-releases\.json",  # make flag-history: SpecForge's releases, the pin included
 ]
 
 
@@ -101,7 +102,7 @@ def test_the_build_substitutes_before_the_command_check_reads_the_page():
 
     pin_substitutions.setup(App())
     ours = [priority for event, priority in connected if event == "source-read"]
-    check = (ROOT / "sphinxext" / "command_check.py").read_text()
+    check = (ROOT / "sphinxext" / "content" / "command_check.py").read_text()
     theirs = [int(p) if p else 500 for p in re.findall(r'connect\("source-read", _check_page(?:, priority=(\d+))?\)', check)]
     assert ours and theirs and max(ours) < min(theirs), (ours, theirs)
 

@@ -6,7 +6,7 @@ validated by SpecForge's own schema, and sources. The run config shown on a page
 is the file in ``docs/_examples/specforge/`` (compared here, so the two cannot
 drift), and its draft config has the shape SGLang loads. Field reports linked from
 the pages live in ``docs/_data/field-reports/recipes.yaml``. The build checks every
-command on the pages against SGLang's parser (``sphinxext/command_check.py``).
+command on the pages against SGLang's parser (``sphinxext/content/command_check.py``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The generated reference pages say what SGLang's own parsers say, and nothing else.
 
 ``reference/server-arguments.md`` is rendered from the pinned SGLang's parser
-(``sphinxext/sglang_options.py``); ``reference/release-changes.md`` from the JSON
-that ``tools/sglang_drift.py`` writes (``sphinxext/sglang_drift.py``).
+(``sphinxext/content/sglang_options.py``); ``reference/release-changes.md`` from the JSON
+that ``tools/sglang_drift.py`` writes (``sphinxext/content/sglang_drift.py``).
 """
 
 from __future__ import annotations

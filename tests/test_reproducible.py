@@ -7,9 +7,9 @@ the two sites. It needs two clean builds (notebooks executed), so it is in the
 in the clones: commit first.
 
 What used to differ, and why it no longer does: the Font Awesome subsets inlined in
-``_static/site.css`` carried the time they were written (``sphinxext/site_css.py``
+``_static/site.css`` carried the time they were written (``sphinxext/output/site_css.py``
 keeps the fonts' own dates), and the executed notebooks copied into the site carried
-their execution times and kernel ids (``sphinxext/notebook_copies.py`` removes them).
+their execution times and kernel ids (``sphinxext/notebooks/notebook_copies.py`` removes them).
 """
 
 from __future__ import annotations

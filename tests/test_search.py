@@ -1,6 +1,6 @@
 """Search finds the section that answers a pasted question or error line.
 
-The site's search is Pagefind (``sphinxext/pagefind_search.py`` writes the index after
+The site's search is Pagefind (``sphinxext/output/pagefind_search.py`` writes the index after
 the build; ``docs/_static/search-page.js`` ranks sections on ``search.html``). The query
 set ``tests/search-queries.yaml`` holds searches from real user reports, each in two
 forms, with the label of the answering section; ``tools/search_eval.py`` runs them in

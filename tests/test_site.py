@@ -74,7 +74,7 @@ def test_broken_cross_reference_fails_naming_file_and_line(bad_build):
 
 
 def test_a_broken_cross_reference_is_reported_at_its_own_line_not_its_paragraphs(bad_build):
-    # MyST gives a role its paragraph's first line (sphinxext/xref_lines.py corrects it).
+    # MyST gives a role its paragraph's first line (sphinxext/build/xref_lines.py corrects it).
     out = bad_build.output
     assert re.search(r"broken-xref-multiline\.md:5: WARNING: undefined label: 'no-such-label-in-a-paragraph'", out)
     assert re.search(r"broken-xref-multiline\.md:6: WARNING: unknown document: 'no-such-document'", out)

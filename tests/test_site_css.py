@@ -1,4 +1,4 @@
-"""``_static/site.css`` (sphinxext/site_css.py) styles pages exactly as the files it replaces.
+"""``_static/site.css`` (sphinxext/output/site_css.py) styles pages exactly as the files it replaces.
 
 Each page links one stylesheet built from the theme's and the extensions' CSS with
 unused rules left out and the icon fonts cut down and inlined. If a rule that some

@@ -4,7 +4,7 @@ The how-to ``docs/how-to/train-draft-specforge.md`` includes the run config and 
 config from ``docs/_examples/specforge/``; these tests load them with SpecForge's own
 validator and planner, without torch (pydantic and PyYAML are enough). The page's
 ``specforge`` and ``sglang`` commands are checked site-wide by
-the command check (``speccheck``, through ``sphinxext/command_check.py``).
+the command check (``speccheck``, through ``sphinxext/content/command_check.py``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import sys
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import ROOT
+from conftest import EXTENSION_DIRS, ROOT
 from speccheck import sglang_args
 
 EXTENSIONS = ["myst_parser", "command_check", "sglang_options", "sglang_drift"]
@@ -40,7 +40,7 @@ def site(tmp_path_factory):
     src.mkdir()
     (src / "conf.py").write_text(
         "import sys\n"
-        f"sys.path.insert(0, {str(ROOT / 'sphinxext')!r})  # the adapters\n"
+        f"sys.path[:0] = {EXTENSION_DIRS!r}  # the adapters\n"
         f"extensions = {EXTENSIONS!r}\n"
         "myst_enable_extensions = ['colon_fence']\n"
     )
@@ -90,7 +90,7 @@ def test_sglang_drift_renders_the_renamed_flags_of_the_data(site):
 def test_a_directive_for_a_flag_the_release_lacks_stops_with_an_error(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text(f"import sys\nsys.path.insert(0, {str(ROOT / 'sphinxext')!r})\n"
+    (src / "conf.py").write_text(f"import sys\nsys.path[:0] = {EXTENSION_DIRS!r}\n"
                                  "extensions = ['myst_parser', 'sglang_options']\n")
     (src / "index.md").write_text("# X\n\n```{eval-rst}\n.. sglang-options::\n   :flags: --no-such-flag\n```\n")
     shadow = {n: sys.modules.pop(n) for n in ("sglang_options",) if n in sys.modules}

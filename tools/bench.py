@@ -44,7 +44,7 @@ from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "sphinxext"))
+sys.path.insert(0, str(ROOT / "sphinxext" / "notebooks"))
 from site_server import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
 
 # Budgets from the project's performance issue, for a 2-core machine.
@@ -186,7 +186,7 @@ def notebook_times(runs: int) -> dict[str, float]:
     from nbclient import NotebookClient
 
     times = {}
-    import text_notebooks  # sphinxext/text_notebooks.py
+    import text_notebooks  # sphinxext/notebooks/text_notebooks.py
 
     for path in sorted((ROOT / "docs").rglob("*" + text_notebooks.SUFFIX)):
         if ".ipynb_checkpoints" in path.parts:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sphinxext"))
-import text_notebooks  # noqa: E402  (sphinxext/text_notebooks.py)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sphinxext" / "notebooks"))
+import text_notebooks  # noqa: E402  (sphinxext/notebooks/text_notebooks.py)
 
 # Cell metadata that records a past run, not the notebook: dropped like outputs.
 RUN_METADATA = {"execution", "ExecuteTime", "collapsed", "scrolled"}

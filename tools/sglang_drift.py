@@ -21,7 +21,7 @@ namespace (``fields/spec.py: Spec``) in the newer release, and every flag or
 field whose name contains ``speculative``.
 
 The JSON written with ``--json`` is what ``docs/reference/release-changes.md``
-renders (``sphinxext/sglang_drift.py``); ``make sglang-drift`` regenerates it.
+renders (``sphinxext/content/sglang_drift.py``); ``make sglang-drift`` regenerates it.
 Pip's usual settings apply (``PIP_FIND_LINKS=/dir/of/wheels`` to install from
 local wheels).
 """

@@ -4,8 +4,8 @@
  * verdict of the "Check a command" page's checker. No network, no third-party code.
  *
  * Data: window.SGLANG_BUILD_DATA (docs/_data/recipes.yaml and the guide's links, written by
- * sphinxext/build_command_page.py) and window.SGLANG_CHECK_DATA (the pinned parser's options,
- * written by sphinxext/check_command_page.py), checked with window.sglangCheck
+ * sphinxext/content/build_command_page.py) and window.SGLANG_CHECK_DATA (the pinned parser's options,
+ * written by sphinxext/content/check_command_page.py), checked with window.sglangCheck
  * (docs/_static/check-command.js). The composition and the memory method are
  * speccheck/builder.py and speccheck/memory.py line for line (their docstrings give the
  * sources of every rule); tests/test_build_command_page.py compares the two.

@@ -3,11 +3,11 @@
  * command in the browser, with no server and no network.
  *
  * Everything it knows comes from window.SGLANG_CHECK_DATA, written at build time by
- * sphinxext/check_command_page.py: the pinned release's own option table (built from
+ * sphinxext/content/check_command_page.py: the pinned release's own option table (built from
  * SGLang's parser), facts read from SGLang's source, the flag history
  * (speccheck/data/flag-history.json) and the guide's section links. The argument
  * handling follows Python's argparse (exact spellings, abbreviations, nargs, int /
- * float values, choices, required options) and sphinxext/command_check.py (variables,
+ * float values, choices, required options) and sphinxext/content/command_check.py (variables,
  * environment prefixes, continuation lines); the start-up rules follow
  * sphinxext/spec_rules.py and SGLang's arg_groups/speculative_hook.py. The test
  * tests/test_check_a_command.py compares this script's verdicts with the Python
@@ -87,7 +87,7 @@
     var arrays = {}, exported = [];
     for (var n = 0; n < logical.length; n++) {
       // A shell array (`spec=(...)`, also `local -a spec=(`, over several lines), expanded where
-      // a command uses "${spec[@]}", as sphinxext/command_check.py does.
+      // a command uses "${spec[@]}", as sphinxext/content/command_check.py does.
       var arr = /^\s*(?:(?:local|declare|typeset|readonly)\s+(?:-\w+\s+)*)?(\w+)(\+?=)\((.*)$/.exec(logical[n]);
       if (arr) {
         var body = arr[3], close = body.lastIndexOf(")");
@@ -214,7 +214,7 @@
   function codeList(items) { return items.map(function (x) { return "`" + x + "`"; }).join(", "); }
 
   // What the flag history says about a flag the pinned parser does not have; "" if nothing.
-  // The flag's own line on the release-changes page (ids from sphinxext/sglang_drift.py, docutils make_id).
+  // The flag's own line on the release-changes page (ids from sphinxext/content/sglang_drift.py, docutils make_id).
   function historyAnchor(flag) {
     var page = (D.links.renamed || "").split("#")[0];
     return page + "#" + ("flag-history-" + flag).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");

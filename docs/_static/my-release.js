@@ -1,5 +1,5 @@
 /* "My release": the reader picks the SGLang release they run; the view lists what differs from the pin.
- * Data: window.SGLANG_MY_RELEASE, written at build time by sphinxext/my_release.py (module docstring).
+ * Data: window.SGLANG_MY_RELEASE, written at build time by sphinxext/content/my_release.py (module docstring).
  * Nothing is fetched; the choice is kept in the address as ?sglang=<release>. */
 (function () {
   "use strict";

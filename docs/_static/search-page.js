@@ -1,7 +1,7 @@
 // The search page (search.html?q=...): finds the sections that answer a query with Pagefind.
 //
 // Loaded by search.html only (docs/_templates/search.html); the index is written after the
-// Sphinx build by sphinxext/pagefind_search.py into pagefind/. Pagefind matches pages that
+// Sphinx build by sphinxext/output/pagefind_search.py into pagefind/. Pagefind matches pages that
 // hold every word of a query, which finds nothing for a pasted question or error line, so
 // each word is searched on its own too and the sections are ranked here with BM25:
 //   score(section) = sum over the query's words w it holds of

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "_data" / "recipes.yaml"
 PAGE = "how-to/build-a-command"
 OUTPUT = "build-command-data.js"

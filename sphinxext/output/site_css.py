@@ -226,7 +226,7 @@ def bundle_css(static: Path, sources: list[str], tokens: set[str]) -> str:
         text = _rebase_urls((static / name).read_text(encoding="utf-8"), posixpath.dirname(name))
         nodes = tinycss2.parse_stylesheet(text, skip_whitespace=True)
         parts.append(f"/* {name} */\n" + "".join(_prune(nodes, tokens, glyphs)) + "\n")
-    header = (f'@charset "UTF-8";\n/* {BUNDLE}: written by sphinxext/site_css.py from ' + ", ".join(sources)
+    header = (f'@charset "UTF-8";\n/* {BUNDLE}: written by sphinxext/output/site_css.py from ' + ", ".join(sources)
               + "; rules no page can match are left out. */\n")
     return _inline_fonts(header + "".join(parts), static, glyphs)
 

@@ -56,7 +56,7 @@ def ids_on_headings(body: str) -> str:
     return _SECTION_HEADING.sub(lambda m: f'<section>{m["spans"]}<h{m["level"]} id="{m["id"]}">', body)
 
 
-# An entry of the error-message reference (sphinxext/error_messages_ref.py): a container with the
+# An entry of the error-message reference (sphinxext/content/error_messages_ref.py): a container with the
 # entry's id, whose first child holds the message in a <pre>.
 _ERROR_ENTRY = re.compile(
     r'<div class="error-message docutils container" id="(?P<id>[^"]+)">\s*'

@@ -34,7 +34,7 @@ from speccheck import history as speccheck_history
 from speccheck import sglang_args, spec_rules
 from speccheck.pinned import checker_digest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
 PAGE = "reference/check-a-command"
 OUTPUT = "check-command-data.js"

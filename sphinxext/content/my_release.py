@@ -35,7 +35,7 @@ import yaml
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
 OUTPUT = "my-release-data.js"
