@@ -437,7 +437,7 @@
     if (out.algorithm_row === "train") {
       n.push("No speculative decoding in this command: the target has no draft model and no MTP layer, and NGRAM's row needs answers that repeat text the server generated before, which " +
              (s.workload === "repeats-prompt" ? "output copied from the prompt is not" : "open-ended chat does not") +
-             ". The table's next row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
+             ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
       if (s.workload === "repeats-prompt") n.push("The decision table has no row for output that copies text found only in the prompt (code editing, retrieval): SGLang's NGRAM does not draft from prompts ([where the drafts come from](ngram-sources)) unless you load that text as a corpus ([corpus](ngram-corpus)), which this guide has not tested. Choose \"answers repeat text the server generated before\" only if that is also true.");
     }
     if (out.commands[0].text.indexOf("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") >= 0) n.push("The `export` lets a draft that declares a shorter context than the target start ([why](context-length-override)).");
@@ -471,7 +471,7 @@
     var assumed = model.assumed || [];
     if (assumed.length) {
       var box = el("div", { "class": "build-command__warning", role: "note", "data-out": "assumed" });
-      box.appendChild(el("p", {}, "Your config.json leaves out " + assumed.length + " field(s) the memory figures depend on; the page assumed them:"));
+      box.appendChild(el("p", {}, "Your config.json leaves out " + assumed.length + " field(s) the memory figures depend on; the page filled them in:"));
       var ul = el("ul");
       assumed.forEach(function (a) {
         var effect = a.affects === "weights" && model.params_typed ? "would enter the parameter estimate; you typed the parameter count, so it does not"
@@ -482,7 +482,7 @@
       var kv = assumed.filter(function (a) { return a.field === "num_key_value_heads" && a.source.indexOf("transformers") < 0; })[0];
       box.appendChild(el("p", {}, (kv ? "If the model uses grouped-query attention with k KV heads, its real KV token count is " + kv.value +
         " ÷ k times the figure below. " : "") +
-        "Paste the whole config.json from the model's page to replace these guesses."));
+        "Each value is what Hugging Face and SGLang would use for a config.json without that field: right if the model's own config.json lacks it too, wrong if it was left out of what you pasted. Paste the whole config.json from the model's page to be sure."));
       w.push(box);
     }
     if (model.text_config) w.push(el("p", { "class": "build-command__note", "data-out": "text-config" },
@@ -546,6 +546,7 @@
     var placeholder = model.path_source === "placeholder" && !s.path;
     var passText = s.pd ? "Fits in memory; both server commands pass the check; the router line is not checked (see the note under it)"
       : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)" : "");
+    if (!r.algorithm) passText += "; it runs without speculative decoding, because no row of the decision table gives this target a draft for this workload (see Draft choice below)";
     var caveats = [];
     if (warnings.length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
     if (placeholder) caveats.push("the model path is a placeholder to replace");
