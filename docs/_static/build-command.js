@@ -44,7 +44,6 @@
     "128": ["128 and more: no speculation first; if you try it, this chain and a raised request cap", "decision-note-128"],
     "ngram": ["low, n-gram: tree flags unset", "decision-note-other"],
     "standalone-low": ["low, standalone draft", "decision-note-other"],
-    "none": ["none: no speculative decoding, so no tree", "decision-algorithm"],
   };
   var ALGO_TEXT = {
     mtp: ["The target ships its own multi-token-prediction layers: built-in MTP", "mtp-howto"],
@@ -546,14 +545,15 @@
     var placeholder = model.path_source === "placeholder" && !s.path;
     var passText = s.pd ? "Fits in memory; both server commands pass the check; the router line is not checked (see the note under it)"
       : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)" : "");
-    if (!r.algorithm) passText += "; it runs without speculative decoding, because no row of the decision table gives this target a draft for this workload (see Draft choice below)";
+    passText += ".";
+    if (!r.algorithm) passText += " It runs without speculative decoding: no row of the decision table gives this target a draft for this workload (see Draft choice below).";
     var caveats = [];
-    if (warnings.length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
-    if (placeholder) caveats.push("the model path is a placeholder to replace");
+    if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
+    if (placeholder) caveats.push("replace the placeholder model path");
     out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
       !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
-        : passText + (caveats.length ? ", but " + caveats.join(", and ") + "." : ".")));
+        : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
     if (s.pd) {
       // The flags of SGLang's own prefill/decode test (disaggregation_fixture.py::launch_lb), without its --mini-lb.
@@ -576,7 +576,8 @@
     ul.appendChild(el("li", { "data-out": "algorithm" }, (r.algorithm ? "Algorithm `" + r.algorithm + "`" : "No speculative decoding") +
       ": [decision table](decision-algorithm), row \"" + at[0] + "\" ([how-to](" + at[1] + "))."));
     var rt = ROW_TEXT[r.tree_row];
-    ul.appendChild(el("li", {}, (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
+    ul.appendChild(el("li", {}, !r.algorithm ? "No draft tree: the [starting tree](decision-starting-tree) applies only with speculative decoding."
+      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
     notes(s, r, model, platform).forEach(function (t) { ul.appendChild(el("li", {}, t)); });
     why.appendChild(ul);
     out.appendChild(why);
