@@ -341,8 +341,9 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
         inter = get("intermediate_size", 4 * h, "4 x hidden_size", "weights")
     else:
         inter = _first(cfg, "intermediate_size", default=class_defaults.get("intermediate_size", 4 * h))
-    if cfg.get("kv_lora_rank"):
-        kv_rank = cfg["kv_lora_rank"]
+    # Latent attention (MLA) when the config, or its class (DeepSeek-V3), has a kv_lora_rank.
+    if cfg.get("kv_lora_rank") or class_defaults.get("kv_lora_rank"):
+        kv_rank = get("kv_lora_rank", None, "", "kv")
         rope = get("qk_rope_head_dim", 64, "DeepSeek-V3's value", "kv")
         nope = get("qk_nope_head_dim", 128, "DeepSeek-V3's value", "weights")
         v_dim = get("v_head_dim", 128, "DeepSeek-V3's value", "weights")

@@ -275,6 +275,16 @@ def test_mla_fields_are_read_and_a_missing_rope_dimension_is_listed():
     assert [(a["field"], a["affects"]) for a in partial["assumed"]] == [("qk_rope_head_dim", "kv")]
 
 
+def test_a_deepseek_v3_config_without_its_latent_fields_is_read_as_transformers_fills_them():
+    config = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+              "num_attention_heads": 128, "vocab_size": 129280}
+    model = builder.model_from_config(config)
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["moe"]
+    fields = {a["field"] for a in model["assumed"]}
+    assert {"kv_lora_rank", "qk_rope_head_dim", "num_experts"} <= fields
+    assert all("transformers default of DeepseekV3ForCausalLM" == a["source"] for a in model["assumed"])
+
+
 def test_a_config_without_a_path_gets_the_placeholder_which_the_check_accepts():
     import speccheck
 

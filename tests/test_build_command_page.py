@@ -105,7 +105,9 @@ def test_the_page_and_python_agree_on_other_scenarios(builder_page, scenario):
 
 
 CONFIGS = {"dense": NO_RECIPE_CONFIG, "mtp": MTP_CONFIG, "partial-moe": PARTIAL_MOE_CONFIG,
-           "partial-new-arch": PARTIAL_NEW_ARCH, "multimodal": MULTIMODAL_CONFIG, "mla-partial": MLA_PARTIAL}
+           "partial-new-arch": PARTIAL_NEW_ARCH, "multimodal": MULTIMODAL_CONFIG, "mla-partial": MLA_PARTIAL,
+           "deepseek-bare": {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+                             "num_attention_heads": 128}}
 
 
 @pytest.mark.parametrize("name", CONFIGS)

@@ -232,8 +232,8 @@
     var inter = usesInter ? get("intermediate_size", 4 * h, "4 x hidden_size", "weights")
       : first(cfg, ["intermediate_size"], has(classDefaults, "intermediate_size") ? classDefaults.intermediate_size : 4 * h);
     var attn, attention;
-    if (cfg.kv_lora_rank) {
-      var kvRank = cfg.kv_lora_rank;
+    if (cfg.kv_lora_rank || classDefaults.kv_lora_rank) {
+      var kvRank = get("kv_lora_rank", null, "", "kv");
       var rope = get("qk_rope_head_dim", 64, "DeepSeek-V3's value", "kv");
       var nope = get("qk_nope_head_dim", 128, "DeepSeek-V3's value", "weights");
       var vDim = get("v_head_dim", 128, "DeepSeek-V3's value", "weights");
