@@ -234,7 +234,7 @@ TEXT_CONFIG_KEYS = ("thinker_config", "llm_config", "language_config", "text_con
 # Names of the KV head count, in the order SGLang reads them
 # (sglang/srt/configs/model_config.py::ModelConfig.get_total_num_kv_heads).
 KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
-# Class defaults of transformers 5.19.0 (the release SGLang 0.5.23 requires) for the fields this
+# Class defaults of transformers 5.19.0 (the release the pinned SGLang requires) for the fields this
 # module reads: what Hugging Face fills in when config.json leaves a field out
 # (transformers/models/<type>/configuration_<type>.py). Architectures not listed: no class default.
 ARCH_DEFAULTS = {
