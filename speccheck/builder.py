@@ -9,7 +9,11 @@ browser; tests/test_build_command.py holds that (1) every recipe page prints exa
 Rules and where they come from (docs/reference/decision-table.md unless said otherwise):
 
 - algorithm: a target with a built-in MTP layer uses it (row "ships its own multi-token-prediction
-  layers"); else a published draft (row "A published EAGLE-3 draft"); else NGRAM (row "No draft at all").
+  layers"); else a published draft (row "A published EAGLE-3 draft"); else, by the workload's kind
+  (:data:`WORKLOADS`): NGRAM only when answers repeat text the server generated before (row "No draft
+  at all, and answers repeat text"); for open-ended chat, and for output that copies text found only
+  in the prompt (which SGLang's NGRAM does not draft from, ``ngram-sources``), the row is "None of
+  these, and you can train": the command runs without speculative decoding until a draft exists.
 - tree (steps, top-k, draft tokens) by concurrency: ``decision-starting-tree``;
   ranges 1-7, 8-30, 31-60, 61-127, 128+ follow SGLang's adaptive table
   (``sglang/srt/speculative/adaptive_spec_params.py::DEFAULT_ADAPTIVE_CONFIG``).
@@ -39,12 +43,30 @@ REQUEST_CAP = 48  # speculative_hook.py::_handle_eagle_family (check_command_pag
 DIST_INIT_ADDR = "10.0.0.1:5000"  # an example address, as the Kimi K2 recipe writes it
 PD_HOSTS = ("10.0.0.1", "10.0.0.2")  # example addresses of the prefill and the decode node
 PORT = 30000
+# The model path of a pasted config that names none (no path typed, no ``_name_or_path``): shouted,
+# so that it reads as a placeholder; SGLang's parser accepts any string for --model-path.
+PLACEHOLDER_PATH = "YOUR-ORG/YOUR-MODEL"
+
+# The workload's kind -> what its answers repeat. It only decides between the algorithm table's
+# last rows (decision-algorithm), for a target with no draft model and no MTP layer.
+WORKLOADS = ("chat", "repeats-output", "repeats-prompt")
+# Algorithm row id -> the start of its first cell in docs/reference/decision-table.md,
+# "Which algorithm" (tests/test_build_command.py holds that each row exists).
+ALGORITHM_ROWS = {
+    "mtp": "The target ships its own multi-token-prediction layers",
+    "eagle3": "A published EAGLE-3 draft exists for your exact target",
+    "dflash": "A published DFlash draft exists for your exact target",
+    "eagle": "Only an EAGLE (EAGLE-1/EAGLE-2) draft exists",
+    "standalone": "No trained draft, but a small model with the same tokenizer",
+    "ngram": "No draft at all, and answers repeat text the server generated before",
+    "train": "None of these, and you can train",
+}
 
 # Decision-table tree rows: id -> (steps, topk, draft tokens) or None (tree flags unset).
 TREE_ROWS = {
     "1-dense": (5, 4, 8), "1-other": (3, 1, 4), "1-deepseek": (5, 1, 6), "8": (3, 1, 4),
     "32-dense": (3, 1, 4), "32-moe-tp": (1, 1, 2), "64": (1, 1, 2), "128": (1, 1, 2),
-    "ngram": None, "standalone-low": (3, 1, 4),
+    "ngram": None, "standalone-low": (3, 1, 4), "none": None,
 }
 DEEPSEEK_MTP = {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}  # decision table: the DeepSeek line
 
@@ -61,6 +83,8 @@ def tree_row(concurrency: int, algorithm: str, *, moe: bool, tp: int, mtp: bool,
     :param algorithm: the SGLang algorithm name the command writes.
     :param tp: tensor-parallel size over all nodes; ``mtp``: built-in MTP; ``deepseek``: a DeepSeek V3/V3.2 target.
     """
+    if not algorithm:
+        return "none"
     if algorithm == "NGRAM":
         return "ngram"
     if algorithm == "STANDALONE" and concurrency <= 30:
@@ -80,9 +104,19 @@ def tree_row(concurrency: int, algorithm: str, *, moe: bool, tp: int, mtp: bool,
     return "128"
 
 
-def choose_draft(model: dict, override: dict | None = None) -> tuple[dict, str]:
-    """The draft entry and the decision-table algorithm row id (``mtp``, ``eagle3``, ``eagle``,
-    ``standalone``, ``ngram``) for a model; ``override`` ({algorithm, path, gb, fc_gb}) replaces the model's."""
+def choose_draft(model: dict, override: dict | None = None, workload: str = "chat") -> tuple[dict, str]:
+    """The draft entry and the decision-table algorithm row id (a key of :data:`ALGORITHM_ROWS`).
+
+    :param override: {algorithm, path, gb, fc_gb}: replaces the model's draft.
+    :param workload: one of :data:`WORKLOADS`; used only when there is neither an override nor a
+        model draft: ``repeats-output`` gives NGRAM, the others the row ``train`` and a draft
+        entry whose ``algorithm`` is None (no speculative flags).
+    :raises ValueError: an unknown workload.
+    """
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload {workload!r} is not one of {WORKLOADS}")
+    if not (override or model.get("draft")) and workload != "repeats-output":
+        return {"algorithm": None, "layers": 0}, "train"
     draft = dict(override or model.get("draft") or {"algorithm": "NGRAM"})
     algo = draft["algorithm"].upper()
     draft["algorithm"] = algo
@@ -106,14 +140,15 @@ def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, n
         f += [f"--nnodes {s['nodes']}", f"--node-rank {node}", f"--dist-init-addr {s.get('dist_init_addr') or DIST_INIT_ADDR}"]
     if model.get("trust_remote_code"):
         f.append("--trust-remote-code")
-    f.append(f"--speculative-algorithm {draft['algorithm']}")
+    if draft["algorithm"]:
+        f.append(f"--speculative-algorithm {draft['algorithm']}")
     if draft.get("path"):
         f.append(f"--speculative-draft-model-path {draft['path']}")
     if tree:
         f += [f"--speculative-num-steps {tree[0]}", f"--speculative-eagle-topk {tree[1]}",
               f"--speculative-num-draft-tokens {tree[2]}"]
     conc = s["concurrency"]
-    if conc > REQUEST_CAP:
+    if conc > REQUEST_CAP and draft["algorithm"]:
         f += [f"--max-running-requests {conc}", f"--cuda-graph-max-bs-decode {math.ceil(conc / dp)}"]
     if model.get("context_length"):
         f.append(f"--context-length {model['context_length']}")
@@ -147,8 +182,10 @@ def build(s: dict, data: dict | None = None) -> dict:
         ``concurrency``, and optional ``precision``, ``path`` (another checkpoint of the model),
         ``dp_attention``, ``kv_cache_dtype``, ``tool_parser``, ``reasoning_parser``, ``lora``
         (``name=path``), ``pd`` (True: a prefill server and a decode server, each on ``gpus``
-        GPUs of its own node), ``draft`` (an override: {algorithm, path, gb, fc_gb}).
-    :returns: ``commands`` (list of {role, node, text}), ``algorithm``, ``algorithm_row``,
+        GPUs of its own node), ``draft`` (an override: {algorithm, path, gb, fc_gb}),
+        ``workload`` (one of :data:`WORKLOADS`, default ``chat``).
+    :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
+        decoding), ``algorithm_row``,
         ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
         (:meth:`speccheck.memory.Memory.as_dict`).
     :raises KeyError: an unknown model or GPU key.
@@ -159,7 +196,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     nodes = 1 if s.get("pd") else s.get("nodes", 1)
     tp = s["gpus"] * nodes
     dp = tp if s.get("dp_attention") else 1
-    draft, algo_row = choose_draft(model, s.get("draft"))
+    draft, algo_row = choose_draft(model, s.get("draft"), s.get("workload") or "chat")
     mtp = algo_row == "mtp"
     row = tree_row(s["concurrency"], draft["algorithm"], moe=bool(model.get("moe")), tp=tp, mtp=mtp,
                    deepseek=mtp and (model.get("deepseek_mtp") or model.get("architecture") in DEEPSEEK_MTP))
@@ -190,69 +227,164 @@ def _first(cfg: dict, *names, default=None):
     return default
 
 
-def model_from_config(config: dict, path: str = "your-org/your-model") -> dict:
+# Sub-configs that hold a multimodal model's language model, in the order SGLang picks them
+# (sglang/srt/utils/hf_transformers/common.py::get_hf_text_config; a thinker_config's own
+# text_config first).
+TEXT_CONFIG_KEYS = ("thinker_config", "llm_config", "language_config", "text_config")
+# Names of the KV head count, in the order SGLang reads them
+# (sglang/srt/configs/model_config.py::ModelConfig.get_total_num_kv_heads).
+KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
+# Class defaults of transformers 5.19.0 (the release the pinned SGLang requires) for the fields this
+# module reads: what Hugging Face fills in when config.json leaves a field out
+# (transformers/models/<type>/configuration_<type>.py). Architectures not listed: no class default.
+ARCH_DEFAULTS = {
+    "Qwen3MoeForCausalLM": {"num_key_value_heads": 4, "intermediate_size": 6144, "moe_intermediate_size": 768,
+                            "num_experts": 128, "vocab_size": 151936},  # Qwen3MoeConfig: no head_dim field
+    "Qwen3ForCausalLM": {"num_key_value_heads": 32, "head_dim": 128, "intermediate_size": 22016, "vocab_size": 151936},
+    "Qwen2ForCausalLM": {"num_key_value_heads": 32, "intermediate_size": 22016, "vocab_size": 151936},
+    "DeepseekV3ForCausalLM": {"num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+                              "n_routed_experts": 256, "n_shared_experts": 1, "first_k_dense_replace": 3,
+                              "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+                              "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 129280},
+}
+
+
+def text_config(config: dict) -> tuple[dict, str | None]:
+    """The language model's fields of a (possibly multimodal) config.json, and the key they came from.
+
+    The sub-config SGLang reads (:data:`TEXT_CONFIG_KEYS`) is laid over the top level, so a field the
+    sub-config leaves out is read from the top level (``architectures``, ``quantization_config``).
+    :returns: (fields, key of the sub-config or None).
+    """
+    for key in TEXT_CONFIG_KEYS:
+        sub = config.get(key)
+        if isinstance(sub, dict):
+            if key == "thinker_config" and isinstance(sub.get("text_config"), dict):
+                sub = sub["text_config"]
+            return {**config, **sub}, key
+    return dict(config), None
+
+
+def model_from_config(config: dict, path: str | None = None) -> dict:
     """A model entry (the shape of docs/_data/recipes.yaml ``models``) from a Hugging Face ``config.json``.
 
-    Reads ``architectures``, ``num_hidden_layers``, ``hidden_size``, ``vocab_size``,
-    ``num_attention_heads``, ``num_key_value_heads``, ``head_dim``, the MLA fields
-    (``kv_lora_rank``, ``qk_rope_head_dim``, ``qk_nope_head_dim``, ``v_head_dim``, ``q_lora_rank``),
-    the MoE fields (``n_routed_experts`` / ``num_experts`` / ``num_local_experts``,
-    ``moe_intermediate_size``, ``n_shared_experts``, ``first_k_dense_replace``), the MTP fields
-    (``num_nextn_predict_layers``, ``mtp_num_hidden_layers``), ``layer_types`` /
-    ``full_attention_interval`` (linear attention: memory not modelled), ``tie_word_embeddings``,
-    ``quantization_config.quant_method`` and ``auto_map`` (code shipped with the checkpoint:
-    ``--trust-remote-code``); a ``text_config`` is read first.
+    Reads the language model's fields (:func:`text_config`): ``architectures``,
+    ``num_hidden_layers``, ``hidden_size``, ``vocab_size``, ``num_attention_heads``, the KV head
+    count (:data:`KV_HEAD_KEYS`, ``multi_query``), ``head_dim``, ``intermediate_size``, the MLA
+    fields (``kv_lora_rank``, ``qk_rope_head_dim``, ``qk_nope_head_dim``, ``v_head_dim``,
+    ``q_lora_rank``), the MoE fields (``n_routed_experts`` / ``num_experts`` /
+    ``num_local_experts``, ``moe_intermediate_size``, ``n_shared_experts``,
+    ``first_k_dense_replace``), the MTP fields (``num_nextn_predict_layers``,
+    ``mtp_num_hidden_layers``), ``layer_types`` / ``full_attention_interval`` (linear attention:
+    memory not modelled), ``tie_word_embeddings``, ``quantization_config.quant_method``,
+    ``auto_map`` (code shipped with the checkpoint: ``--trust-remote-code``) and ``_name_or_path``.
+
+    A field the config leaves out is filled as Hugging Face and SGLang fill it: the class default
+    of transformers (:data:`ARCH_DEFAULTS`) when the architecture has one; else the KV head count
+    is ``num_attention_heads`` (SGLang: full multi-head attention) and ``head_dim`` is
+    ``hidden_size // num_attention_heads`` (``ModelConfig._derive_model_shapes``); the guide's own
+    guesses fill the rest (``intermediate_size`` 4 x hidden, ``qk_rope_head_dim`` 64, ...). Every
+    filled field is listed in ``assumed`` ({field, value, source, affects: kv | weights}), which
+    the page shows as a warning.
 
     ``params_b`` is an estimate from these shapes (embedding, attention, MLP or experts, the
     MTP layers), not a count of the checkpoint; the page lets the reader replace it.
     With an MTP field above 0 the draft is the built-in one (``EAGLE``, no draft path: the
     path defaults to the target's, ``draft-path-rule``).
 
-    :raises KeyError: ``num_hidden_layers`` or ``hidden_size`` is missing.
+    :param path: the model path the command writes; None: ``_name_or_path`` of the config, else
+        :data:`PLACEHOLDER_PATH`. ``path_source`` says which (given, config, placeholder).
+    :raises KeyError: ``num_hidden_layers``, ``hidden_size`` or (no class default)
+        ``num_attention_heads`` is missing.
     """
-    cfg = dict(config)
-    if isinstance(config.get("text_config"), dict):
-        cfg.update(config["text_config"])
+    cfg, sub_key = text_config(config)
+    arch = (config.get("architectures") or cfg.get("architectures") or ["?"])[0]
+    class_defaults = ARCH_DEFAULTS.get(arch, {})
+    assumed = []
+
+    def get(names, fallback, source, affects):
+        """The first of ``names`` present; else the class default or ``fallback``, recorded in ``assumed``."""
+        names = (names,) if isinstance(names, str) else names
+        field = "num_key_value_heads" if names == KV_HEAD_KEYS else names[0]
+        value = _first(cfg, *names)
+        if value is not None:
+            return value
+        if field in class_defaults:
+            value, source = class_defaults[field], f"transformers default of {arch}"
+        else:
+            value = fallback
+        assumed.append({"field": field, "value": value, "source": source, "affects": affects})
+        return value
+
+    for required in ("hidden_size", "num_hidden_layers"):
+        if cfg.get(required) is None:
+            raise KeyError(f"config.json has no {required}")
     h = cfg["hidden_size"]
     layers = cfg["num_hidden_layers"]
-    vocab = cfg.get("vocab_size") or 0
-    heads = _first(cfg, "num_attention_heads", default=1)
-    kv_heads = _first(cfg, "num_key_value_heads", default=heads)
-    head_dim = _first(cfg, "head_dim", default=h // heads)
-    experts = _first(cfg, "n_routed_experts", "num_experts", "num_local_experts", default=0)
+    if _first(cfg, "num_attention_heads") is None and "num_attention_heads" not in class_defaults:
+        raise KeyError("config.json has no num_attention_heads")
+    heads = get("num_attention_heads", None, "", "weights")
+    vocab = get("vocab_size", 0, "not counted", "weights")
+    experts = _first(cfg, "n_routed_experts", "num_experts", "num_local_experts")
+    if experts is None:
+        experts = class_defaults.get("n_routed_experts") or class_defaults.get("num_experts") or 0
+        if experts:
+            assumed.append({"field": "num_experts", "value": experts, "source": f"transformers default of {arch}",
+                            "affects": "weights"})
     mtp_layers = _first(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0)
-    inter = _first(cfg, "intermediate_size", default=4 * h)
-    if cfg.get("kv_lora_rank"):
-        rope, nope = cfg.get("qk_rope_head_dim", 64), cfg.get("qk_nope_head_dim", 128)
-        v_dim, q_rank, kv_rank = cfg.get("v_head_dim", 128), cfg.get("q_lora_rank") or 0, cfg["kv_lora_rank"]
+    first_dense = _first(cfg, "first_k_dense_replace", default=class_defaults.get("first_k_dense_replace", 0))
+    dense_layers = min(layers, first_dense) if experts else layers
+    # intermediate_size sizes the dense layers, and the experts when moe_intermediate_size is missing.
+    uses_inter = not experts or dense_layers > 0 or (
+        _first(cfg, "moe_intermediate_size") is None and "moe_intermediate_size" not in class_defaults)
+    if uses_inter:
+        inter = get("intermediate_size", 4 * h, "4 x hidden_size", "weights")
+    else:
+        inter = _first(cfg, "intermediate_size", default=class_defaults.get("intermediate_size", 4 * h))
+    # Latent attention (MLA) when the config, or its class (DeepSeek-V3), has a kv_lora_rank.
+    if cfg.get("kv_lora_rank") or class_defaults.get("kv_lora_rank"):
+        kv_rank = get("kv_lora_rank", None, "", "kv")
+        rope = get("qk_rope_head_dim", 64, "DeepSeek-V3's value", "kv")
+        nope = get("qk_nope_head_dim", 128, "DeepSeek-V3's value", "weights")
+        v_dim = get("v_head_dim", 128, "DeepSeek-V3's value", "weights")
+        q_rank = _first(cfg, "q_lora_rank", default=0) if "q_lora_rank" in cfg else \
+            get("q_lora_rank", 0, "no query compression", "weights")
         q = h * q_rank + q_rank * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
         attn = q + h * (kv_rank + rope) + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
         attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope}
         if cfg.get("index_head_dim"):
             attention["indexer_bytes"] = cfg["index_head_dim"] + 4
     else:
+        if cfg.get("multi_query") and _first(cfg, *KV_HEAD_KEYS) is None:
+            kv_heads = 1
+        else:
+            kv_heads = get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv")
+        head_dim = get("head_dim", h // heads, "hidden_size / num_attention_heads", "kv")
         attn = 2 * h * heads * head_dim + 2 * h * kv_heads * head_dim
         attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim}
     if "linear_attention" in (cfg.get("layer_types") or []) or cfg.get("full_attention_interval"):
         attention = {"kind": "hybrid-linear"}
     dense_mlp = 3 * h * inter
     if experts:
-        moe_inter = _first(cfg, "moe_intermediate_size", default=inter)
-        shared = _first(cfg, "n_shared_experts", "num_shared_experts", default=0) or 0
+        moe_inter = get("moe_intermediate_size", inter, "intermediate_size", "weights")
+        shared = _first(cfg, "n_shared_experts", "num_shared_experts", default=class_defaults.get("n_shared_experts", 0)) or 0
         moe_mlp = (experts + shared) * 3 * h * moe_inter + h * experts
-        dense_layers = min(layers, _first(cfg, "first_k_dense_replace", default=0))
     else:
-        moe_mlp, dense_layers = dense_mlp, layers
+        moe_mlp = dense_mlp
     per_moe_layer = attn + moe_mlp
     total = (vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + dense_layers * (attn + dense_mlp)
              + (layers - dense_layers) * per_moe_layer + mtp_layers * per_moe_layer)
     quant = str((cfg.get("quantization_config") or {}).get("quant_method", "")).lower()
     precision = "fp8" if "fp8" in quant else "fp4" if ("fp4" in quant or "mxfp4" in quant) else "bf16"
+    named = config.get("_name_or_path") or cfg.get("_name_or_path")
     model = {
-        "path": path, "architecture": (config.get("architectures") or ["?"])[0], "precision": precision,
+        "path": path or named or PLACEHOLDER_PATH,
+        "path_source": "given" if path else "config" if named else "placeholder",
+        "architecture": arch, "precision": precision,
         "weights_gb": None, "params_b": round(total / 1e9, 2), "layers": layers, "attention": attention,
         "moe": bool(experts), "hidden_size": h, "vocab_size": vocab or None,
-        "trust_remote_code": bool(config.get("auto_map")),
+        "trust_remote_code": bool(config.get("auto_map") or cfg.get("auto_map")),
+        "text_config": sub_key, "assumed": assumed,
     }
     if mtp_layers:
         model["draft"] = {"algorithm": "EAGLE", "layers": 1}

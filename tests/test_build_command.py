@@ -157,12 +157,142 @@ def test_a_prefill_decode_pair_has_the_same_speculative_flags():
     assert spec(prefill["text"]) == spec(decode["text"])
 
 
-def test_no_draft_and_no_mtp_gives_ngram_with_the_tree_flags_unset():
+def _no_draft_llama():
     model = dict(DATA["models"]["llama31-8b"])
     model.pop("draft")
-    out = builder.build({"model": model, "gpu": "H100", "gpus": 1, "concurrency": 1}, DATA)
-    assert out["algorithm"] == "NGRAM" and out["tree"] is None
+    return model
+
+
+def test_no_draft_and_answers_that_repeat_generated_text_give_ngram_with_the_tree_flags_unset():
+    out = builder.build({"model": _no_draft_llama(), "gpu": "H100", "gpus": 1, "concurrency": 1,
+                         "workload": "repeats-output"}, DATA)
+    assert out["algorithm"] == "NGRAM" and out["algorithm_row"] == "ngram" and out["tree"] is None
     assert "--speculative-num-steps" not in out["commands"][0]["text"]
+
+
+@pytest.mark.parametrize("workload", [None, "chat", "repeats-prompt"])
+def test_no_draft_and_chat_or_prompt_copying_give_no_speculation_and_the_train_row(workload):
+    s = {"model": _no_draft_llama(), "gpu": "H100", "gpus": 1, "concurrency": 100}
+    if workload:
+        s["workload"] = workload
+    out = builder.build(s, DATA)
+    text = out["commands"][0]["text"]
+    assert out["algorithm"] is None and out["algorithm_row"] == "train" and out["tree_row"] == "none"
+    assert "--speculative" not in text and "--max-running-requests" not in text
+    assert out["memory"]["bytes_per_token"] == 2 * 8 * 128 * 2 * 32  # the target's layers only
+
+
+def test_a_draft_is_used_whatever_the_workload():
+    for workload in builder.WORKLOADS:
+        s = dict(SCENARIOS["llama3-latency-8b"], workload=workload)
+        assert builder.build(s, DATA)["algorithm"] == "EAGLE3"
+
+
+def test_an_unknown_workload_is_refused():
+    with pytest.raises(ValueError, match="workload"):
+        builder.build({"model": _no_draft_llama(), "gpu": "H100", "gpus": 1, "concurrency": 1, "workload": "code"}, DATA)
+
+
+def test_the_builders_algorithm_rows_are_the_decision_tables():
+    text = (ROOT / "docs" / "reference" / "decision-table.md").read_text(encoding="utf-8")
+    table = section(text, "decision-algorithm")
+    first_cells = [line.strip("|").split("|")[0].strip() for line in table.splitlines() if line.startswith("| ")]
+    for row_id, start in builder.ALGORITHM_ROWS.items():
+        assert sum(cell.startswith(start) for cell in first_cells) == 1, row_id
+    ngram = next(c for c in first_cells if c.startswith(builder.ALGORITHM_ROWS["ngram"]))
+    assert "generated before" in ngram  # the row the workload "repeats-output" stands for
+
+
+# -- A pasted config.json ----------------------------------------------------------------
+
+# Qwen3-30B-A3B's shapes (config.json of Qwen/Qwen3-30B-A3B).
+QWEN3_MOE = {
+    "architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 48,
+    "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144,
+    "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+    "tie_word_embeddings": False, "_name_or_path": "Qwen/Qwen3-30B-A3B",
+}
+
+
+def _without(config, *keys):
+    return {k: v for k, v in config.items() if k not in keys}
+
+
+def test_a_whole_config_assumes_nothing_and_names_its_path():
+    model = builder.model_from_config(QWEN3_MOE)
+    assert model["assumed"] == []
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["path"] == "Qwen/Qwen3-30B-A3B" and model["path_source"] == "config"
+
+
+def test_a_missing_kv_head_count_without_a_class_default_is_full_attention_and_is_listed():
+    config = dict(_without(QWEN3_MOE, "num_key_value_heads"), architectures=["SomeNewMoeForCausalLM"])
+    model = builder.model_from_config(config)
+    assert model["attention"]["kv_heads"] == 32
+    assert [(a["field"], a["value"], a["affects"]) for a in model["assumed"]] == [("num_key_value_heads", 32, "kv")]
+    whole = mem.kv_bytes_per_token(builder.model_from_config(QWEN3_MOE), 2)
+    assert mem.kv_bytes_per_token(model, 2) == 8 * whole  # 32 KV heads read for 4: eight times the bytes
+
+
+def test_a_missing_field_takes_the_transformers_class_default_and_is_still_listed():
+    model = builder.model_from_config(_without(QWEN3_MOE, "num_key_value_heads", "head_dim", "intermediate_size"))
+    assumed = {a["field"]: a for a in model["assumed"]}
+    assert assumed["num_key_value_heads"]["value"] == 4 and "transformers" in assumed["num_key_value_heads"]["source"]
+    # Qwen3MoeConfig has no head_dim: SGLang takes hidden_size // num_attention_heads.
+    assert assumed["head_dim"]["value"] == 2048 // 32 and model["attention"]["head_dim"] == 64
+    assert "intermediate_size" not in assumed  # all layers are MoE and moe_intermediate_size is given
+
+
+def test_other_names_of_the_kv_head_count_are_read_as_sglang_reads_them():
+    base = dict(_without(QWEN3_MOE, "num_key_value_heads"), architectures=["X"])
+    assert builder.model_from_config(dict(base, multi_query_group_num=2))["attention"]["kv_heads"] == 2
+    assert builder.model_from_config(dict(base, multi_query=True))["attention"]["kv_heads"] == 1
+
+
+def test_a_multimodal_config_is_read_from_its_text_config():
+    config = {"architectures": ["Qwen3VLMoeForConditionalGeneration"], "vision_config": {"hidden_size": 1152},
+              "text_config": _without(QWEN3_MOE, "architectures", "_name_or_path")}
+    model = builder.model_from_config(config, "Qwen/Qwen3-VL-30B-A3B-Instruct")
+    assert model["text_config"] == "text_config" and model["layers"] == 48 and model["assumed"] == []
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["path_source"] == "given"
+
+
+def test_language_config_comes_before_text_config_as_in_sglang():
+    config = {"architectures": ["X"], "language_config": dict(QWEN3_MOE, num_hidden_layers=10),
+              "text_config": dict(QWEN3_MOE, num_hidden_layers=20)}
+    model = builder.model_from_config(config)
+    assert model["text_config"] == "language_config" and model["layers"] == 10
+
+
+def test_mla_fields_are_read_and_a_missing_rope_dimension_is_listed():
+    config = {"architectures": ["SomeMlaForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 27,
+              "num_attention_heads": 16, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+              "v_head_dim": 128, "q_lora_rank": None, "intermediate_size": 10944, "vocab_size": 102400}
+    model = builder.model_from_config(config)
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["assumed"] == []
+    partial = builder.model_from_config(_without(config, "qk_rope_head_dim"))
+    assert [(a["field"], a["affects"]) for a in partial["assumed"]] == [("qk_rope_head_dim", "kv")]
+
+
+def test_a_deepseek_v3_config_without_its_latent_fields_is_read_as_transformers_fills_them():
+    config = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+              "num_attention_heads": 128, "vocab_size": 129280}
+    model = builder.model_from_config(config)
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["moe"]
+    fields = {a["field"] for a in model["assumed"]}
+    assert {"kv_lora_rank", "qk_rope_head_dim", "num_experts"} <= fields
+    assert all("transformers default of DeepseekV3ForCausalLM" == a["source"] for a in model["assumed"])
+
+
+def test_a_config_without_a_path_gets_the_placeholder_which_the_check_accepts():
+    import speccheck
+
+    model = builder.model_from_config(_without(QWEN3_MOE, "_name_or_path"))
+    assert model["path"] == builder.PLACEHOLDER_PATH and model["path_source"] == "placeholder"
+    text = builder.build({"model": model, "gpu": "L40S", "gpus": 2, "concurrency": 8}, DATA)["commands"][0]["text"]
+    assert f"--model-path {builder.PLACEHOLDER_PATH}" in text
+    assert not [d for d in speccheck.check_command(text) if d.severity == "error"]
 
 
 # Decision-table row id -> (start of the Concurrency cell, a phrase of the Target cell) in

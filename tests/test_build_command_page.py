@@ -38,6 +38,18 @@ MTP_CONFIG = {
     "n_routed_experts": 256, "n_shared_experts": 1, "moe_intermediate_size": 2048, "intermediate_size": 18432,
     "first_k_dense_replace": 3, "num_nextn_predict_layers": 1, "quantization_config": {"quant_method": "fp8"},
 }
+# Qwen3-30B-A3B's shapes, as a reader pastes them in part: no num_key_value_heads, head_dim,
+# intermediate_size or _name_or_path (a new architecture name, so no transformers class default applies).
+PARTIAL_MOE_CONFIG = {
+    "architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 48,
+    "num_attention_heads": 32, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
+    "vocab_size": 151936, "tie_word_embeddings": False,
+}
+PARTIAL_NEW_ARCH = dict(PARTIAL_MOE_CONFIG, architectures=["SomeNewMoeForCausalLM"])
+MULTIMODAL_CONFIG = {"architectures": ["Qwen3VLMoeForConditionalGeneration"], "vision_config": {"depth": 27},
+                     "text_config": dict(PARTIAL_MOE_CONFIG, num_key_value_heads=4, head_dim=128),
+                     "_name_or_path": "Qwen/Qwen3-VL-30B-A3B-Instruct"}
+MLA_PARTIAL = {k: v for k, v in MTP_CONFIG.items() if k not in ("qk_rope_head_dim", "v_head_dim")}
 EXTRA = [
     {"model": "llama31-8b", "gpu": "H100", "gpus": 1, "concurrency": 1, "pd": True},
     {"model": "qwen3-30b-a3b", "gpu": "H100", "gpus": 1, "concurrency": 8, "precision": "fp8"},
@@ -92,14 +104,23 @@ def test_the_page_and_python_agree_on_other_scenarios(builder_page, scenario):
     same(js_build(builder_page, scenario), builder.build(scenario, DATA))
 
 
-@pytest.mark.parametrize("config", [NO_RECIPE_CONFIG, MTP_CONFIG], ids=["dense", "mtp"])
-def test_a_pasted_config_is_read_as_python_reads_it(builder_page, config):
-    js = builder_page.evaluate("c => window.sglangBuild.modelFromConfig(c, 'org/model')", config)
-    py = builder.model_from_config(config, "org/model")
+CONFIGS = {"dense": NO_RECIPE_CONFIG, "mtp": MTP_CONFIG, "partial-moe": PARTIAL_MOE_CONFIG,
+           "partial-new-arch": PARTIAL_NEW_ARCH, "multimodal": MULTIMODAL_CONFIG, "mla-partial": MLA_PARTIAL,
+           "deepseek-bare": {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
+                             "num_attention_heads": 128}}
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+@pytest.mark.parametrize("path", [None, "org/model"])
+def test_a_pasted_config_is_read_as_python_reads_it(builder_page, name, path):
+    config = CONFIGS[name]
+    js = builder_page.evaluate("a => window.sglangBuild.modelFromConfig(a[0], a[1] || undefined)", [config, path])
+    py = builder.model_from_config(config, path)
     js.pop("intermediate_size")
     assert js == py
-    scenario = {"model": py, "gpu": "H200", "gpus": 8, "concurrency": 1}
-    same(js_build(builder_page, scenario), builder.build(scenario, DATA))
+    for workload in ("chat", "repeats-output"):
+        scenario = {"model": py, "gpu": "H200", "gpus": 8, "concurrency": 1, "workload": workload}
+        same(js_build(builder_page, scenario), builder.build(scenario, DATA))
 
 
 @pytest.mark.parametrize("gpu_gb, tp, kv", [(80, 1, "auto"), (24, 1, "auto"), (141, 4, "fp8_e4m3"), (48, 2, "auto")])
@@ -145,7 +166,7 @@ def assert_all_pass(page) -> None:
 
 def test_a_pasted_config_of_a_model_with_no_recipe_gives_a_checked_command_and_its_memory(builder_page):
     choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct",
-           gpu="L40S", conc="1")
+           gpu="L40S", conc="1", workload="repeats-output")
     text = shown_commands(builder_page)[0]
     assert "--model-path Qwen/Qwen2.5-7B-Instruct" in text and "--speculative-algorithm NGRAM" in text
     assert_all_pass(builder_page)
@@ -153,6 +174,65 @@ def test_a_pasted_config_of_a_model_with_no_recipe_gives_a_checked_command_and_i
     expected = mem.memory(model, 48, 1, draft={"algorithm": "NGRAM", "layers": 0})
     assert f"about {expected.kv_tokens:,}" in builder_page.locator("#build-command .build-command__mem").inner_text()
     assert "NGRAM" in builder_page.locator("#bc-why-h + ul").inner_text()
+
+
+def test_chat_without_a_draft_gives_no_ngram_but_the_train_row_and_a_checked_baseline(builder_page):
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct",
+           gpu="L40S", conc="1", workload="chat")
+    text = shown_commands(builder_page)[0]
+    assert "--speculative" not in text
+    assert_all_pass(builder_page)
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "None of these, and you can train" in why and "NGRAM" not in why.split("\n")[0]
+
+
+def test_output_that_copies_the_prompt_is_said_to_have_no_row(builder_page):
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct",
+           gpu="L40S", conc="1", workload="repeats-prompt")
+    assert "--speculative" not in shown_commands(builder_page)[0]
+    assert "no row for output that copies text found only in the prompt" in builder_page.locator("#bc-why-h + ul").inner_text()
+
+
+def test_a_partial_config_is_a_visible_warning_naming_each_assumed_field(builder_page):
+    choose(builder_page, model="config", config=json.dumps(PARTIAL_NEW_ARCH), gpu="L40S", gpus="2", conc="1")
+    warning = builder_page.locator("#build-command [data-out=assumed]")
+    assert warning.is_visible()
+    text = warning.inner_text()
+    assert "`" not in text and "num_key_value_heads = 32" in text and "head_dim = 64" in text
+    assert "KV token count" in text
+    assert "assumed config fields" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+
+
+def test_a_config_with_every_field_read_gives_no_warning_and_its_name_or_path_is_the_model_path(builder_page):
+    config = dict(NO_RECIPE_CONFIG, head_dim=128, _name_or_path="Qwen/Qwen2.5-7B-Instruct")
+    choose(builder_page, model="config", config=json.dumps(config), gpu="L40S", conc="1")
+    assert builder_page.locator("#build-command [data-out=assumed]").count() == 0
+    assert "--model-path Qwen/Qwen2.5-7B-Instruct" in shown_commands(builder_page)[0]
+    assert "_name_or_path" in builder_page.locator("#build-command [data-out=placeholder]").inner_text()
+
+
+def test_a_placeholder_model_path_is_named_and_the_check_still_passes(builder_page):
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), gpu="L40S", conc="1")
+    assert f"--model-path {builder.PLACEHOLDER_PATH}" in shown_commands(builder_page)[0]
+    assert_all_pass(builder_page)
+    note = builder_page.locator("#build-command [data-out=placeholder]").inner_text()
+    assert builder.PLACEHOLDER_PATH in note and "placeholder" in note and "accepts any text" in note
+    assert "placeholder" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+
+
+def test_the_readers_job_partial_qwen3_moe_on_two_l40s_for_chat(builder_page):
+    """Qwen3-30B-A3B's config pasted in part, two L40S, chat: checked command, Python's memory figures."""
+    choose(builder_page, model="config", config=json.dumps(PARTIAL_MOE_CONFIG), gpu="L40S", gpus="2", conc="8",
+           workload="chat", path="Qwen/Qwen3-30B-A3B")
+    texts = shown_commands(builder_page)
+    assert len(texts) == 1 and "--model-path Qwen/Qwen3-30B-A3B" in texts[0] and "--tp-size 2" in texts[0]
+    assert_all_pass(builder_page)
+    model = builder.model_from_config(PARTIAL_MOE_CONFIG, "Qwen/Qwen3-30B-A3B")
+    py = builder.build({"model": model, "gpu": "L40S", "gpus": 2, "concurrency": 8, "workload": "chat"}, DATA)
+    assert texts[0] == py["commands"][0]["text"]
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    assert f"{py['memory']['bytes_per_token']:,} B" in table and f"about {py['memory']['kv_tokens']:,}" in table
+    assert "head_dim = 64" in builder_page.locator("#build-command [data-out=assumed]").inner_text()
 
 
 def test_a_pasted_config_with_a_draft_path_gets_an_eagle3_command(builder_page):
@@ -189,6 +269,9 @@ def test_a_two_node_prefill_decode_pair_has_two_checked_servers_and_the_router(b
     assert "sglang_router.launch_router --pd-disaggregation" in texts[2]
     assert len(verdicts(builder_page)) == 2
     assert_all_pass(builder_page)
+    note = builder_page.locator("#build-command [data-out=router-note]").inner_text()
+    assert note.startswith("Not checked") and "sglang-router" in note
+    assert "router line is not checked" in builder_page.locator("#build-command [data-out=summary]").inner_text()
 
 
 def test_rocm_on_mi300x_gives_a_checked_command_and_the_platform_note(builder_page):
@@ -288,6 +371,10 @@ def test_the_page_has_no_axe_findings(builder_page, width):
     builder_page.set_viewport_size({"width": width, "height": 900})
     choose(builder_page, model="llama33-70b", gpu="H100", gpus="4", conc="16", pd=True, lora=True)
     builder_page.locator("#bc-vllm").fill(VLLM["eagle3"][0])
+    violations = axe_violations(builder_page)
+    assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
+    # The warnings of a partial config and a placeholder path, and the no-speculation answer for chat.
+    choose(builder_page, model="config", config=json.dumps(PARTIAL_NEW_ARCH), pd=False, lora=False, workload="chat")
     violations = axe_violations(builder_page)
     assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
     if width == 390:

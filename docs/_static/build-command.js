@@ -23,12 +23,14 @@
   var REQUEST_CAP = (window.SGLANG_CHECK_DATA && window.SGLANG_CHECK_DATA.facts.request_cap) || 48;
   var MEM_FRACTION = 0.85;
   var DIST_INIT_ADDR = "10.0.0.1:5000", PD_HOSTS = ["10.0.0.1", "10.0.0.2"], PORT = 30000;
+  var PLACEHOLDER_PATH = "YOUR-ORG/YOUR-MODEL";  // builder.py::PLACEHOLDER_PATH
+  var WORKLOADS = ["chat", "repeats-output", "repeats-prompt"];  // builder.py::WORKLOADS
   var BYTES_PER_PARAM = { bf16: 2, fp8: 1, fp4: 0.5 };
   var KV_BYTES = { auto: 2, bf16: 2, bfloat16: 2, fp8_e4m3: 1, fp8_e5m2: 1 };
   var TREE_ROWS = {
     "1-dense": [5, 4, 8], "1-other": [3, 1, 4], "1-deepseek": [5, 1, 6], "8": [3, 1, 4],
     "32-dense": [3, 1, 4], "32-moe-tp": [1, 1, 2], "64": [1, 1, 2], "128": [1, 1, 2],
-    "ngram": null, "standalone-low": [3, 1, 4],
+    "ngram": null, "standalone-low": [3, 1, 4], "none": null,
   };
   // Decision-table wording of each row and the note that explains it (decision-table.md).
   var ROW_TEXT = {
@@ -49,7 +51,8 @@
     eagle: ["Only an EAGLE (EAGLE-1/EAGLE-2) draft exists", "eagle2-howto"],
     dflash: ["A published DFlash draft exists for your exact target", "dflash-howto"],
     standalone: ["No trained draft, but a small model with the same tokenizer", "standalone-howto"],
-    ngram: ["No draft at all, and answers repeat earlier text", "ngram-howto"],
+    ngram: ["No draft at all, and answers repeat text the server generated before", "ngram-howto"],
+    train: ["None of these, and you can train", "train-draft-specforge"],
   };
   var DEEPSEEK_MTP = ["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
 
@@ -97,6 +100,7 @@
 
   // -- Composition: speccheck/builder.py ------------------------------------------------
   function treeRow(conc, algo, o) {
+    if (!algo) return "none";
     if (algo === "NGRAM") return "ngram";
     if (algo === "STANDALONE" && conc <= 30) return "standalone-low";
     if (conc <= 7) {
@@ -109,7 +113,10 @@
     if (conc <= 127) return "64";
     return "128";
   }
-  function chooseDraft(model, override) {
+  function chooseDraft(model, override, workload) {
+    workload = workload || "chat";
+    if (WORKLOADS.indexOf(workload) < 0) throw new Error("workload " + workload + " is not one of " + WORKLOADS.join(", "));
+    if (!(override || model.draft) && workload !== "repeats-output") return [{ algorithm: null, layers: 0 }, "train"];
     var draft = Object.assign({}, override || model.draft || { algorithm: "NGRAM" });
     var algo = draft.algorithm.toUpperCase();
     draft.algorithm = algo;
@@ -124,10 +131,10 @@
     if (dp > 1) f.push("--attn-dp-size " + dp);
     if (node !== null) f.push("--nnodes " + s.nodes, "--node-rank " + node, "--dist-init-addr " + (s.dist_init_addr || DIST_INIT_ADDR));
     if (model.trust_remote_code) f.push("--trust-remote-code");
-    f.push("--speculative-algorithm " + draft.algorithm);
+    if (draft.algorithm) f.push("--speculative-algorithm " + draft.algorithm);
     if (draft.path) f.push("--speculative-draft-model-path " + draft.path);
     if (tree) f.push("--speculative-num-steps " + tree[0], "--speculative-eagle-topk " + tree[1], "--speculative-num-draft-tokens " + tree[2]);
-    if (s.concurrency > REQUEST_CAP) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
+    if (s.concurrency > REQUEST_CAP && draft.algorithm) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
     if (model.context_length) f.push("--context-length " + model.context_length);
     if (s.kv_cache_dtype && s.kv_cache_dtype !== "auto") f.push("--kv-cache-dtype " + s.kv_cache_dtype);
     if (s.tool_parser) f.push("--tool-call-parser " + s.tool_parser);
@@ -146,7 +153,7 @@
     var gpuGb = s.gpu_memory_gb || D.gpus[s.gpu].memory_gb;
     var nodes = s.pd ? 1 : (s.nodes || 1);
     var tp = s.gpus * nodes, dp = s.dp_attention ? tp : 1;
-    var chosen = chooseDraft(model, s.draft), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
+    var chosen = chooseDraft(model, s.draft, s.workload), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
     var row = treeRow(s.concurrency, draft.algorithm, { moe: !!model.moe, tp: tp, mtp: mtp,
       deepseek: mtp && !!(model.deepseek_mtp || DEEPSEEK_MTP.indexOf(model.architecture) >= 0) });
     var tree = TREE_ROWS[row], env = draft.env ? [draft.env] : [], commands = [];
@@ -169,43 +176,97 @@
     for (var i = 0; i < names.length; i++) if (cfg[names[i]] !== undefined && cfg[names[i]] !== null) return cfg[names[i]];
     return dflt;
   }
+  // builder.py::TEXT_CONFIG_KEYS, KV_HEAD_KEYS, ARCH_DEFAULTS (transformers 5.19.0 class defaults)
+  var TEXT_CONFIG_KEYS = ["thinker_config", "llm_config", "language_config", "text_config"];
+  var KV_HEAD_KEYS = ["n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"];
+  var ARCH_DEFAULTS = {
+    Qwen3MoeForCausalLM: { num_key_value_heads: 4, intermediate_size: 6144, moe_intermediate_size: 768, num_experts: 128, vocab_size: 151936 },
+    Qwen3ForCausalLM: { num_key_value_heads: 32, head_dim: 128, intermediate_size: 22016, vocab_size: 151936 },
+    Qwen2ForCausalLM: { num_key_value_heads: 32, intermediate_size: 22016, vocab_size: 151936 },
+    DeepseekV3ForCausalLM: { num_key_value_heads: 128, intermediate_size: 18432, moe_intermediate_size: 2048, n_routed_experts: 256,
+      n_shared_experts: 1, first_k_dense_replace: 3, kv_lora_rank: 512, q_lora_rank: 1536, qk_rope_head_dim: 64,
+      qk_nope_head_dim: 128, v_head_dim: 128, vocab_size: 129280 },
+  };
+  function has(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
+  function textConfig(config) {
+    for (var i = 0; i < TEXT_CONFIG_KEYS.length; i++) {
+      var key = TEXT_CONFIG_KEYS[i], sub = config[key];
+      if (sub && typeof sub === "object" && !Array.isArray(sub)) {
+        if (key === "thinker_config" && sub.text_config && typeof sub.text_config === "object") sub = sub.text_config;
+        return [Object.assign({}, config, sub), key];
+      }
+    }
+    return [Object.assign({}, config), null];
+  }
   function modelFromConfig(config, path) {
-    var cfg = Object.assign({}, config);
-    if (config.text_config && typeof config.text_config === "object") Object.assign(cfg, config.text_config);
-    if (!cfg.hidden_size || !cfg.num_hidden_layers) throw new Error("config.json has no hidden_size or num_hidden_layers");
-    var h = cfg.hidden_size, layers = cfg.num_hidden_layers, vocab = cfg.vocab_size || 0;
-    var heads = first(cfg, ["num_attention_heads"], 1), kvHeads = first(cfg, ["num_key_value_heads"], heads);
-    var headDim = first(cfg, ["head_dim"], Math.floor(h / heads));
-    var experts = first(cfg, ["n_routed_experts", "num_experts", "num_local_experts"], 0);
+    var tc = textConfig(config), cfg = tc[0], subKey = tc[1];
+    var arch = (config.architectures || cfg.architectures || ["?"])[0];
+    var classDefaults = ARCH_DEFAULTS[arch] || {}, assumed = [];
+    function get(names, fallback, source, affects) {
+      names = typeof names === "string" ? [names] : names;
+      var field = names === KV_HEAD_KEYS ? "num_key_value_heads" : names[0];
+      var value = first(cfg, names, null);
+      if (value !== null) return value;
+      if (has(classDefaults, field)) { value = classDefaults[field]; source = "transformers default of " + arch; }
+      else value = fallback;
+      assumed.push({ field: field, value: value, source: source, affects: affects });
+      return value;
+    }
+    ["hidden_size", "num_hidden_layers"].forEach(function (k) {
+      if (cfg[k] === undefined || cfg[k] === null) throw new Error("config.json has no " + k);
+    });
+    var h = cfg.hidden_size, layers = cfg.num_hidden_layers;
+    if (first(cfg, ["num_attention_heads"], null) === null && !has(classDefaults, "num_attention_heads")) throw new Error("config.json has no num_attention_heads");
+    var heads = get("num_attention_heads", null, "", "weights");
+    var vocab = get("vocab_size", 0, "not counted", "weights");
+    var experts = first(cfg, ["n_routed_experts", "num_experts", "num_local_experts"], null);
+    if (experts === null) {
+      experts = classDefaults.n_routed_experts || classDefaults.num_experts || 0;
+      if (experts) assumed.push({ field: "num_experts", value: experts, source: "transformers default of " + arch, affects: "weights" });
+    }
     var mtpLayers = first(cfg, ["num_nextn_predict_layers", "mtp_num_hidden_layers"], 0);
-    var inter = first(cfg, ["intermediate_size"], 4 * h), attn, attention;
-    if (cfg.kv_lora_rank) {
-      var rope = cfg.qk_rope_head_dim || 64, nope = cfg.qk_nope_head_dim || 128, vDim = cfg.v_head_dim || 128;
-      var qRank = cfg.q_lora_rank || 0, kvRank = cfg.kv_lora_rank;
+    var firstDense = first(cfg, ["first_k_dense_replace"], classDefaults.first_k_dense_replace || 0);
+    var denseLayers = experts ? Math.min(layers, firstDense) : layers;
+    var usesInter = !experts || denseLayers > 0 ||
+      (first(cfg, ["moe_intermediate_size"], null) === null && !has(classDefaults, "moe_intermediate_size"));
+    var inter = usesInter ? get("intermediate_size", 4 * h, "4 x hidden_size", "weights")
+      : first(cfg, ["intermediate_size"], has(classDefaults, "intermediate_size") ? classDefaults.intermediate_size : 4 * h);
+    var attn, attention;
+    if (cfg.kv_lora_rank || classDefaults.kv_lora_rank) {
+      var kvRank = get("kv_lora_rank", null, "", "kv");
+      var rope = get("qk_rope_head_dim", 64, "DeepSeek-V3's value", "kv");
+      var nope = get("qk_nope_head_dim", 128, "DeepSeek-V3's value", "weights");
+      var vDim = get("v_head_dim", 128, "DeepSeek-V3's value", "weights");
+      var qRank = has(cfg, "q_lora_rank") ? first(cfg, ["q_lora_rank"], 0) : get("q_lora_rank", 0, "no query compression", "weights");
       var q = qRank ? h * qRank + qRank * heads * (nope + rope) : h * heads * (nope + rope);
       attn = q + h * (kvRank + rope) + kvRank * heads * (nope + vDim) + heads * vDim * h;
       attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope };
       if (cfg.index_head_dim) attention.indexer_bytes = cfg.index_head_dim + 4;
     } else {
+      var kvHeads = cfg.multi_query && first(cfg, KV_HEAD_KEYS, null) === null ? 1
+        : get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv");
+      var headDim = get("head_dim", Math.floor(h / heads), "hidden_size / num_attention_heads", "kv");
       attn = 2 * h * heads * headDim + 2 * h * kvHeads * headDim;
       attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim };
     }
     if ((cfg.layer_types || []).indexOf("linear_attention") >= 0 || cfg.full_attention_interval) attention = { kind: "hybrid-linear" };
-    var denseMlp = 3 * h * inter, moeMlp, denseLayers;
+    var denseMlp = 3 * h * inter, moeMlp;
     if (experts) {
-      var moeInter = first(cfg, ["moe_intermediate_size"], inter);
-      var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], 0) || 0;
+      var moeInter = get("moe_intermediate_size", inter, "intermediate_size", "weights");
+      var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], classDefaults.n_shared_experts || 0) || 0;
       moeMlp = (experts + shared) * 3 * h * moeInter + h * experts;
-      denseLayers = Math.min(layers, first(cfg, ["first_k_dense_replace"], 0));
-    } else { moeMlp = denseMlp; denseLayers = layers; }
+    } else moeMlp = denseMlp;
     var perMoeLayer = attn + moeMlp;
     var total = vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
                 (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
     var quant = String((cfg.quantization_config || {}).quant_method || "").toLowerCase();
     var precision = quant.indexOf("fp8") >= 0 ? "fp8" : (quant.indexOf("fp4") >= 0 ? "fp4" : "bf16");
-    var model = { path: path || "your-org/your-model", architecture: (config.architectures || ["?"])[0], precision: precision,
+    var named = config._name_or_path || cfg._name_or_path || null;
+    var model = { path: path || named || PLACEHOLDER_PATH, path_source: path ? "given" : named ? "config" : "placeholder",
+                  architecture: arch, precision: precision,
                   weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
-                  moe: !!experts, hidden_size: h, vocab_size: vocab || null, trust_remote_code: !!config.auto_map };
+                  moe: !!experts, hidden_size: h, vocab_size: vocab || null,
+                  trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed };
     if (mtpLayers) model.draft = { algorithm: "EAGLE", layers: 1 };
     model.intermediate_size = inter;
     return model;
@@ -329,13 +390,14 @@
     var s = { gpus: parseInt(v("gpus"), 10) || 1, nodes: parseInt(v("nodes"), 10) || 1,
               concurrency: Math.max(1, parseInt(v("conc"), 10) || 1), dp_attention: v("dp"), kv_cache_dtype: v("kv"),
               tool_parser: v("tool"), reasoning_parser: v("reasoning"), lora: v("lora") ? v("lora_path") : "",
-              pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal") };
+              pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal"),
+              workload: v("workload") || "chat" };
     if (v("gpu") === "other") { s.gpu_memory_gb = parseFloat(v("mem")) || 0; }
     var problems = [];
     if (v("model") === "config") {
       try {
         var m = modelFromConfig(JSON.parse(v("config") || "{}"), v("path") || undefined);
-        if (parseFloat(v("params")) > 0) m.params_b = parseFloat(v("params"));
+        if (parseFloat(v("params")) > 0) { m.params_b = parseFloat(v("params")); m.params_typed = true; }
         s.model = m;
       } catch (e) { problems.push("The pasted config.json cannot be read: " + e.message); }
     } else {
@@ -370,15 +432,22 @@
   function notes(s, out, model, platform) {
     var n = [];
     if (out.algorithm_row === "mtp") n.push("No `--speculative-draft-model-path`: the draft layer comes from the target checkpoint ([draft path rule](draft-path-rule)).");
-    if (out.algorithm === "NGRAM") n.push("No draft model and no MTP layer: NGRAM pays off only when answers repeat earlier text; otherwise train an EAGLE-3 draft ([train a draft](train-draft-specforge)) or give a STANDALONE draft above.");
+    if (out.algorithm === "NGRAM" && out.algorithm_row === "ngram") n.push("NGRAM because you said answers repeat text the server generated before; its drafts come from that text and from corpora you load, not from text found only in the prompt ([where the drafts come from](ngram-sources)).");
+    if (out.algorithm_row === "train") {
+      n.push("No speculative decoding in this command: the target has no draft model and no MTP layer, and NGRAM's row needs answers that repeat text the server generated before, which " +
+             (s.workload === "repeats-prompt" ? "output copied from the prompt is not" : "open-ended chat does not") +
+             ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
+      if (s.workload === "repeats-prompt") n.push("The decision table has no row for output that copies text found only in the prompt (code editing, retrieval): SGLang's NGRAM does not draft from prompts ([where the drafts come from](ngram-sources)) unless you load that text as a corpus ([corpus](ngram-corpus)), which this guide has not tested. Choose \"answers repeat text the server generated before\" only if that is also true.");
+    }
     if (out.commands[0].text.indexOf("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") >= 0) n.push("The `export` lets a draft that declares a shorter context than the target start ([why](context-length-override)).");
-    if (s.concurrency > REQUEST_CAP) n.push("Above " + REQUEST_CAP + " requests the command raises the request cap and the CUDA-graph batch together ([request cap](request-cap)).");
+    if (!out.algorithm) { /* no speculation: the request cap does not apply */ }
+    else if (s.concurrency > REQUEST_CAP) n.push("Above " + REQUEST_CAP + " requests the command raises the request cap and the CUDA-graph batch together ([request cap](request-cap)).");
     else n.push("CUDA-graph batch: left to SGLang; at most " + REQUEST_CAP + " requests run at once with speculative decoding on ([request cap](request-cap)).");
     if (s.tool_parser || s.reasoning_parser || s.structured) n.push("Constrained output and tool calls: send the test request of [structured output](feat-structured-output) before routing such traffic; reasoning parsers: [reasoning](feat-reasoning).");
-    if (s.lora) n.push(["EAGLE", "EAGLE3", "NGRAM", "DFLASH", "DSPARK"].indexOf(out.algorithm) >= 0
+    if (s.lora) n.push(!out.algorithm || ["EAGLE", "EAGLE3", "NGRAM", "DFLASH", "DSPARK"].indexOf(out.algorithm) >= 0
       ? "LoRA adapters apply to the target only ([LoRA](feat-lora))."
       : "SGLang refuses LoRA with `" + out.algorithm + "` ([LoRA](feat-lora)): remove `--enable-lora` or pick another algorithm.");
-    if (s.pd) n.push("Prefill and decode servers carry the same speculative flags; the accept length is in the decode server's log ([prefill/decode](feat-pd-disaggregation)). The router is a separate package whose flags this guide does not check.");
+    if (s.pd) n.push("Prefill and decode servers carry the same speculative flags; the accept length is in the decode server's log ([prefill/decode](feat-pd-disaggregation)). The router line is not checked: see the note under it.");
     if (out.commands.length > 1 && !s.pd) n.push("Run the same command on every node, each with its own `--node-rank`; `--dist-init-addr` is node 0's address ([multi-node memory](oom-multi-node)).");
     if (model.attention && model.attention.kind === "hybrid-linear") n.push("Hybrid linear-attention target: the KV token count is not computed here ([hybrid models](feat-hybrid-models)).");
     if ((s.precision || model.precision) !== model.precision) n.push("Weights counted at " + (s.precision || "").toUpperCase() + ": serve a checkpoint in that format (give its id as checkpoint); whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
@@ -387,6 +456,42 @@
     // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
     if (platform === "rocm" && out.algorithm === "NGRAM") n.push("NGRAM on ROCm: SGLang's start-up check accepts the devices CUDA, CPU and XPU; whether a ROCm build passes it is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". Prefer a draft model ([decision table](decision-algorithm)).");
     return n;
+  }
+
+  // What the page assumed about a pasted config.json (model.assumed, builder.py::model_from_config)
+  // and where the model path came from: shown as warnings, never silently.
+  var EFFECT = {
+    kv: "sets the KV bytes per token: if the model's real value differs, the KV token count is off by the same ratio",
+    weights: "enters the parameter estimate, so the weights and the KV memory left",
+  };
+  function configWarnings(s, model) {
+    var w = [];
+    if (typeof s.model === "string") return w;
+    var assumed = model.assumed || [];
+    if (assumed.length) {
+      var box = el("div", { "class": "build-command__warning", role: "note", "data-out": "assumed" });
+      box.appendChild(el("p", {}, "Your config.json leaves out " + assumed.length + " field(s) the memory figures depend on; the page filled them in:"));
+      var ul = el("ul");
+      assumed.forEach(function (a) {
+        var effect = a.affects === "weights" && model.params_typed ? "would enter the parameter estimate; you typed the parameter count, so it does not"
+          : EFFECT[a.affects];
+        ul.appendChild(el("li", {}, "`" + a.field + "` = " + a.value + " (" + a.source + "): " + effect + "."));
+      });
+      box.appendChild(ul);
+      var kv = assumed.filter(function (a) { return a.field === "num_key_value_heads" && a.source.indexOf("transformers") < 0; })[0];
+      box.appendChild(el("p", {}, (kv ? "If the model uses grouped-query attention with k KV heads, its real KV token count is " + kv.value +
+        " ÷ k times the figure below. " : "") +
+        "Each value is what Hugging Face and SGLang would use for a config.json without that field: right if the model's own config.json lacks it too, wrong if it was left out of what you pasted. Paste the whole config.json from the model's page to be sure."));
+      w.push(box);
+    }
+    if (model.text_config) w.push(el("p", { "class": "build-command__note", "data-out": "text-config" },
+      "Read the language model's fields from `" + model.text_config + "` of your config.json, as SGLang does for multimodal models."));
+    if (model.path_source === "placeholder" && !s.path) w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "placeholder" },
+      "`" + PLACEHOLDER_PATH + "` in the command is a placeholder: type the model's Hugging Face id or local path in Checkpoint. " +
+      "The check still passes because SGLang's parser accepts any text for `--model-path`; it cannot tell whether the model exists."));
+    else if (model.path_source === "config" && !s.path) w.push(el("p", { "class": "build-command__note", "data-out": "placeholder" },
+      "Model path `" + model.path + "` read from `_name_or_path` in your config.json: make sure it is the Hugging Face id or local path you serve from, or type another in Checkpoint."));
+    return w;
   }
 
   function verdict(text) {
@@ -427,6 +532,7 @@
     if (gpuPlatform && gpuPlatform !== platform) out.appendChild(el("p", { "class": "build-command__error" }, D.gpus[s.gpu].label + " runs " + gpuPlatform.toUpperCase() + ", not " + platform.toUpperCase() + ": pick the matching platform."));
     s.structured = form.elements.structured.checked;
     var r = build(s), m = r.memory;
+    var warnings = configWarnings(s, model);
 
     var cmds = el("section", { "aria-labelledby": "bc-cmd-h" });
     cmds.appendChild(el("h2", { id: "bc-cmd-h" }, s.pd ? "Commands: prefill server, decode server, router" : r.commands.length > 1 ? "Commands: one per node" : "Command"));
@@ -436,15 +542,29 @@
       if (!showCommand(cmds, title, c.text).ok) failed++;
     });
     // The answer first: does it fit, and does it pass the check.
+    var placeholder = model.path_source === "placeholder" && !s.path;
+    var passText = s.pd ? "Fits in memory; both server commands pass the check; the router line is not checked (see the note under it)"
+      : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)" : "");
+    passText += ".";
+    if (!r.algorithm) passText += " It runs without speculative decoding: no row of the decision table gives this target a draft for this workload (see Draft choice below).";
+    var caveats = [];
+    if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
+    if (placeholder) caveats.push("replace the placeholder model path");
     out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
       !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
-        : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)." : ".")));
+        : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
+    warnings.forEach(function (w) { out.appendChild(w); });
     if (s.pd) {
-      var router = "python -m sglang_router.launch_router --pd-disaggregation \\\n  --prefill http://" + PD_HOSTS[0] + ":" + PORT + " 8998 \\\n  --decode http://" + PD_HOSTS[1] + ":" + PORT + " \\\n  --host 0.0.0.0 --port 8000";
+      // The flags of SGLang's own prefill/decode test (disaggregation_fixture.py::launch_lb), without its --mini-lb.
+      var router = "python -m sglang_router.launch_router --pd-disaggregation \\\n  --prefill http://" + PD_HOSTS[0] + ":" + PORT + " \\\n  --decode http://" + PD_HOSTS[1] + ":" + PORT + " \\\n  --host 0.0.0.0 --port 8000";
       var fig = el("figure", { "class": "build-command__cmd" });
-      fig.appendChild(el("figcaption", {}, "Router (separate package `sglang-router`; its flags are not checked by this guide)"));
+      fig.appendChild(el("figcaption", {}, "Router, in front of both servers"));
       var pre = el("pre", { tabindex: "0" }); pre.appendChild(el("code")); pre.firstChild.textContent = router; fig.appendChild(pre);
+      fig.appendChild(el("p", { "class": "build-command__verdict build-command__verdict--unchecked", "data-out": "router-note" },
+        "Not checked: the router is the separate `sglang-router` package. SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") +
+        "'s wheel does not ship it or its arguments, and this guide pins only `sglang` and `specforge`, so there is no parser to check this line against. " +
+        "The flags are the ones SGLang's own prefill/decode test passes to `sglang_router.launch_router` (without its `--mini-lb`); read `--help` of the router you install."));
       cmds.appendChild(fig);
     }
     out.appendChild(cmds);
@@ -453,9 +573,11 @@
     why.appendChild(el("h2", { id: "bc-why-h" }, "Draft choice and tree"));
     var ul = el("ul");
     var at = ALGO_TEXT[r.algorithm_row] || ["Your choice of draft", "decision-algorithm"];
-    ul.appendChild(el("li", {}, "Algorithm `" + r.algorithm + "`: [decision table](decision-algorithm), row \"" + at[0] + "\" ([how-to](" + at[1] + "))."));
+    ul.appendChild(el("li", { "data-out": "algorithm" }, (r.algorithm ? "Algorithm `" + r.algorithm + "`" : "No speculative decoding") +
+      ": [decision table](decision-algorithm), row \"" + at[0] + "\" ([how-to](" + at[1] + "))."));
     var rt = ROW_TEXT[r.tree_row];
-    ul.appendChild(el("li", {}, (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
+    ul.appendChild(el("li", {}, !r.algorithm ? "No draft tree: the [starting tree](decision-starting-tree) applies only with speculative decoding."
+      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
     notes(s, r, model, platform).forEach(function (t) { ul.appendChild(el("li", {}, t)); });
     why.appendChild(ul);
     out.appendChild(why);
@@ -467,7 +589,7 @@
     var rows = [
       ["Static budget (`--mem-fraction-static " + MEM_FRACTION + "`)", gb(m.static_gb)],
       ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
-      ["Draft weights", m.draft_gb ? "− " + gb(m.draft_gb) : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : "none")],
+      ["Draft weights", m.draft_gb ? "− " + gb(m.draft_gb) : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
       ["KV bytes per token per GPU, draft layers included", m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
       ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
@@ -489,9 +611,14 @@
     var after = el("section", { "aria-labelledby": "bc-after-h" });
     after.appendChild(el("h2", { id: "bc-after-h" }, "After start-up"));
     var ol = el("ol");
-    ol.appendChild(el("li", {}, "Read the decode log's `accept len` ([decode log](bench-decode-log)); above 1.00 means draft tokens are accepted."));
-    ol.appendChild(el("li", {}, "Send one request and read its speculative counts ([per-request metadata](bench-per-request))."));
-    ol.appendChild(el("li", {}, "Benchmark against a server without speculative decoding ([baseline](bench-baseline))."));
+    if (r.algorithm) {
+      ol.appendChild(el("li", {}, "Read the decode log's `accept len` ([decode log](bench-decode-log)); above 1.00 means draft tokens are accepted."));
+      ol.appendChild(el("li", {}, "Send one request and read its speculative counts ([per-request metadata](bench-per-request))."));
+      ol.appendChild(el("li", {}, "Benchmark against a server without speculative decoding ([baseline](bench-baseline))."));
+    } else {
+      ol.appendChild(el("li", {}, "Benchmark this server as it is: it is the baseline a draft must beat ([baseline](bench-baseline))."));
+      ol.appendChild(el("li", {}, "Then add a draft (a STANDALONE model above, or one you [train](train-draft-specforge)) and compare."));
+    }
     if (model.page && L.recipes[model.page]) {
       var li = el("li", {}, "The recipe page of this family has the accept length to expect and known issues: ");
       var a = el("a", { href: L.recipes[model.page] }); a.textContent = "recipe"; li.appendChild(a);
@@ -507,7 +634,7 @@
     box.textContent = "";
     if (!text.trim()) return;
     try {
-      var t = /vllm\s+serve/.test(text) ? fromVllm(text) : fromTrtllm(text, root.querySelector("#bc-trt-model").value.trim() || "your-org/your-model", 1);
+      var t = /vllm\s+serve/.test(text) ? fromVllm(text) : fromTrtllm(text, root.querySelector("#bc-trt-model").value.trim() || PLACEHOLDER_PATH, 1);
       var cmd = translatedCommand(t);
       showCommand(box, "SGLang equivalent", cmd);
       var ul = el("ul");
@@ -520,7 +647,7 @@
   }
 
   // -- State in the URL -----------------------------------------------------------------
-  var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "platform",
+  var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "workload", "platform",
                 "draft_path", "draft_algo", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
   function saveState(form) {
     var q = new URLSearchParams();

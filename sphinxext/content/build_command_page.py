@@ -37,7 +37,7 @@ LINKS = [
     "train-draft-specforge", "model-pairs", "model-pairs-check", "bench-decode-log", "bench-per-request",
     "bench-baseline", "feat-structured-output", "feat-reasoning", "feat-lora", "feat-pd-disaggregation",
     "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
-    "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node",
+    "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
 ]
 
 
