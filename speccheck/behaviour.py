@@ -269,8 +269,9 @@ def flag_changes_between(flag_history: dict, low: str, high: str) -> dict[str, l
 
     :param flag_history: the data of ``speccheck/data/flag-history.json``.
     :returns: ``{"gone": [(name, event)], "added": [...], "changed": [...], "env_gone": [...],
-        "env_added": [...]}``; ``gone`` holds ``removed``, ``renamed`` and ``split`` events
-        (the ones a command must be edited for), ``changed`` the ``default``/``choices`` ones.
+        "env_added": [...]}``; ``gone`` holds ``removed``, ``renamed``, ``split`` and
+        ``deprecated`` events (the ones a command must or should be edited for), ``changed``
+        the ``default``/``choices`` ones.
     """
     releases = flag_history["releases"]
     out: dict[str, list] = {"gone": [], "added": [], "changed": [], "env_gone": [], "env_added": []}
@@ -280,7 +281,7 @@ def flag_changes_between(flag_history: dict, low: str, high: str) -> dict[str, l
                 if not in_range(event["release"], releases, low, high):
                     continue
                 kind = event["change"]
-                if kind in ("removed", "renamed", "split"):
+                if kind in ("removed", "renamed", "split", "deprecated"):
                     out[prefix + "gone"].append((name, event))
                 elif kind == "added":
                     out[prefix + "added"].append((name, event))

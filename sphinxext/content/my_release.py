@@ -86,7 +86,10 @@ def corpus_entries() -> list[dict]:
 def flag_events(hist: dict) -> list[list]:
     """``[name, release, change, detail]`` for every event of the flag history, oldest release first.
 
-    ``detail`` is the replacement (renamed, split) or ``from -> to`` (default, choices), else "".
+    ``detail`` is the replacement (renamed, split, deprecated) or ``from -> to`` (default, choices),
+    else "". A flag arriving is listed only for the ``--speculative-*`` flags: the other followed
+    flags (those speculative validation reads) matter to a reader when they change or go, not
+    when they appear.
     """
     from packaging.version import Version
 
@@ -96,6 +99,8 @@ def flag_events(hist: dict) -> list[list]:
             for event in item.get("events", []):
                 if event["change"] == "added" and event["release"] == hist["releases"][0]:
                     continue  # "present in the oldest release examined", not a change
+                if event["change"] == "added" and kind == "flags" and "speculative" not in name:
+                    continue
                 if "into" in event:
                     detail = ", ".join(event["into"]) if isinstance(event["into"], list) else str(event["into"])
                 elif "from" in event or "to" in event:
