@@ -51,6 +51,27 @@ class Change:
         return f"{self.flag} was renamed to {self.into[0]} {when}"
 
 
+def matters(name: str, event: dict) -> bool:
+    """Whether an event of the flag history can make a speculative user edit a command or see a difference.
+
+    :param name: a flag (``--page-size``) or an environment variable (``SGLANG_...``).
+    :param event: one of its events (schema above).
+    :returns: ``True`` for every event of a ``--speculative-*`` flag or of a variable. For the
+        other followed flags (the ones speculative validation reads), a flag arriving, or a choice
+        list that only grew or was lifted, changes nothing in a command that worked before, so those
+        two are ``False``; renames, splits, removals, deprecations, defaults and choices taken away
+        are ``True``.
+    """
+    if "speculative" in name or not name.startswith("-"):
+        return True
+    if event["change"] == "added":
+        return False
+    if event["change"] == "choices":
+        old, new = event.get("from"), event.get("to")
+        return not (isinstance(old, list) and (new is None or (isinstance(new, list) and set(old) <= set(new))))
+    return True
+
+
 @functools.cache
 def changes(history_file: Path = HISTORY_FILE, drift_file: Path = DRIFT_FILE) -> dict[str, Change]:
     """``{flag: Change}`` for every flag the data says was renamed, split or removed (latest event wins).
