@@ -617,6 +617,18 @@ def test_the_history_tool_keeps_former_names_and_drops_what_it_does_not_follow()
     assert flag_history.history({"1": snap(old, other), "2": snap(alias, new, other), "3": snap(new)})["flags"] == {}
 
 
+def test_only_events_that_change_a_command_matter_for_the_flags_validation_reads():
+    from speccheck.history import matters
+
+    grew = {"release": "0.5.9", "change": "choices", "from": ["a"], "to": ["a", "b"]}
+    shrank = {"release": "0.5.9", "change": "choices", "from": ["a", "b"], "to": ["a"]}
+    added = {"release": "0.5.9", "change": "added"}
+    assert not matters("--quantization", grew) and not matters("--quantization", added)
+    assert matters("--quantization", shrank) and matters("--speculative-algorithm", grew)
+    assert matters("--speculative-algorithm", added) and matters("SGLANG_X", added)
+    assert matters("--page-size", {"release": "0.5.9", "change": "default", "from": "1", "to": "16"})
+
+
 def test_the_build_check_dates_a_renamed_companion_flag():
     found = [d for d in speccheck.check_command(f"python -m sglang.launch_server {EAGLE3} "
                                                 "--mamba-scheduler-strategy extra_buffer") if d.flag ==
