@@ -113,7 +113,7 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 	  --cache $(BUILDDIR)/sglang-releases --json docs/_data/sglang-drift.json
 
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
-flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser.
+flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser (after make interactions).
 	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
 
 # The explanations are written by hand; this adds an empty entry for each message the pinned source
@@ -136,17 +136,18 @@ behaviour-history: $(BIN)/.installed ## Date each declared behaviour change from
 	$(BIN)/python -m speccheck.behaviour --cache $(BUILDDIR)/sglang-wheels
 
 # The whole pin move after requirements-pinned.txt names the new release, in order: the locks and
-# .venv first (everything after reads the new release), then every file generated from a release,
+# .venv first (everything after reads the new release), the interaction map before the flag history
+# (which follows the flags the map's server-arg points name), then every file generated from a release,
 # then the commands of every page against the new parser. Needs the network for lock, venv,
 # flag-history (new wheels) and release-changes (the two compared releases), unless already cached.
 bump: ## Move the pin after editing requirements-pinned.txt: locks, .venv, every generated data file, then check-commands.
 	$(MAKE) lock
 	$(MAKE) venv
+	$(MAKE) interactions
 	$(MAKE) flag-history
 	$(MAKE) behaviour-history
 	$(MAKE) release-verdicts
 	$(MAKE) error-messages
-	$(MAKE) interactions
 	$(MAKE) release-changes
 	$(MAKE) check-commands
 

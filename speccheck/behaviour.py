@@ -41,6 +41,8 @@ from pathlib import Path
 import yaml
 from packaging.version import InvalidVersion, Version
 
+from speccheck.history import matters as flag_event_matters
+
 DATA = Path(__file__).resolve().parent / "data"
 DECLARED = DATA / "behaviour-changes.yaml"
 HISTORY = DATA / "behaviour-history.json"
@@ -269,18 +271,20 @@ def flag_changes_between(flag_history: dict, low: str, high: str) -> dict[str, l
 
     :param flag_history: the data of ``speccheck/data/flag-history.json``.
     :returns: ``{"gone": [(name, event)], "added": [...], "changed": [...], "env_gone": [...],
-        "env_added": [...]}``; ``gone`` holds ``removed``, ``renamed`` and ``split`` events
-        (the ones a command must be edited for), ``changed`` the ``default``/``choices`` ones.
+        "env_added": [...]}``; ``gone`` holds ``removed``, ``renamed``, ``split`` and
+        ``deprecated`` events (the ones a command must or should be edited for), ``changed``
+        the ``default``/``choices`` ones; events that change no command
+        (:func:`speccheck.history.matters`) are left out.
     """
     releases = flag_history["releases"]
     out: dict[str, list] = {"gone": [], "added": [], "changed": [], "env_gone": [], "env_added": []}
     for table, prefix in (("flags", ""), ("env", "env_")):
         for name, entry in flag_history.get(table, {}).items():
             for event in entry["events"]:
-                if not in_range(event["release"], releases, low, high):
+                if not in_range(event["release"], releases, low, high) or not flag_event_matters(name, event):
                     continue
                 kind = event["change"]
-                if kind in ("removed", "renamed", "split"):
+                if kind in ("removed", "renamed", "split", "deprecated"):
                     out[prefix + "gone"].append((name, event))
                 elif kind == "added":
                     out[prefix + "added"].append((name, event))

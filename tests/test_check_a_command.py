@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 
 import pytest
 import yaml
@@ -545,7 +546,7 @@ def test_only_the_check_page_loads_its_data_and_script(rel, html_dir):
 
 # -- The flag history -------------------------------------------------------------------
 
-CHANGES = {"added", "removed", "renamed", "split", "choices", "default"}
+CHANGES = {"added", "removed", "renamed", "split", "deprecated", "choices", "default"}
 
 
 def test_the_flag_history_has_the_promised_shape_and_ten_releases():
@@ -559,7 +560,7 @@ def test_the_flag_history_has_the_promised_shape_and_ten_releases():
             for event in entry["events"]:
                 assert event["release"] in data["releases"] and event["change"] in CHANGES, (name, event)
                 if event["change"] in ("split", "renamed"):
-                    assert event["into"], name
+                    assert event["into"] and event["evidence"] in ("dest", "name"), name
                 if event["change"] in ("choices", "default"):
                     assert {"from", "to"} <= set(event), name
 
@@ -568,6 +569,84 @@ def test_the_flag_history_covers_every_speculative_flag_of_the_pin():
     names = {n for o in sglang_args.options(sglang_args.pinned_parser()) for n in (o.name, *o.aliases)
              if "speculative" in n}
     assert names <= set(_history()["flags"])
+
+
+def test_the_flag_history_follows_every_flag_that_speculative_validation_reads():
+    # Complete by construction: the server-arg points of the interaction map name ServerArgs fields.
+    points = json.loads((ROOT / "speccheck" / "data" / "interactions.json").read_text(encoding="utf-8"))
+    fields = {p["id"].split(":", 1)[1] for p in points if p["kind"] == "server-arg"}
+    names = {n for o in sglang_args.options(sglang_args.pinned_parser()) if o.dest in fields
+             for n in (o.name, *o.aliases)}
+    assert "--mamba-radix-cache-strategy" in names and len(names) > 150
+    assert names <= set(_history()["flags"]), sorted(names - set(_history()["flags"]))
+
+
+def test_the_flag_history_connects_a_flag_to_its_former_name():
+    # Read by hand in the wheels' sglang/srt/server_args.py: 0.5.7 is the first release declaring
+    # --mamba-scheduler-strategy; 0.5.14 declares --mamba-radix-cache-strategy and keeps the old name as a
+    # DeprecatedAliasStoreAction with dest="mamba_radix_cache_strategy"; 0.5.20 has only the new name.
+    events = _history()["flags"]["--mamba-scheduler-strategy"]["events"]
+    assert events[0] == {"release": "0.5.7", "change": "added"}
+    assert {"release": "0.5.14", "change": "deprecated", "into": ["--mamba-radix-cache-strategy"]} in events
+    assert events[-1] == {"release": "0.5.20", "change": "renamed", "into": ["--mamba-radix-cache-strategy"],
+                          "evidence": "dest"}
+    assert _events("--mamba-radix-cache-strategy")[0] == ("0.5.14", "added")
+
+
+def test_the_history_tool_keeps_former_names_and_drops_what_it_does_not_follow():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import flag_history
+
+    def option(name, dest, deprecated=False):
+        return {"name": name, "aliases": [], "dest": dest, "type": "str", "default": "a", "choices": None,
+                "help": "", "namespace": "", "deprecated": deprecated}
+
+    def snap(*options):
+        return {"flags": {o["name"]: o for o in options}, "env_speculative": set(), "env": {}, "method": "parser"}
+
+    old, new, other = option("--old", "old"), option("--new", "new"), option("--other", "other")
+    alias = option("--old", "new", deprecated=True)
+    data = flag_history.history({"1": snap(old, other), "2": snap(alias, new, other), "3": snap(new)},
+                                frozenset({"new"}))
+    assert data["flags"] == {
+        "--new": {"events": [{"release": "2", "change": "added"}]},
+        "--old": {"events": [{"release": "1", "change": "added"},
+                             {"release": "2", "change": "deprecated", "into": ["--new"]},
+                             {"release": "3", "change": "renamed", "into": ["--new"], "evidence": "dest"}]}}
+    # Without the field, nothing here is followed: not even the flag that was renamed.
+    assert flag_history.history({"1": snap(old, other), "2": snap(alias, new, other), "3": snap(new)})["flags"] == {}
+
+
+def test_only_events_that_change_a_command_matter_for_the_flags_validation_reads():
+    from speccheck.history import matters
+
+    grew = {"release": "0.5.9", "change": "choices", "from": ["a"], "to": ["a", "b"]}
+    shrank = {"release": "0.5.9", "change": "choices", "from": ["a", "b"], "to": ["a"]}
+    added = {"release": "0.5.9", "change": "added"}
+    assert not matters("--quantization", grew) and not matters("--quantization", added)
+    assert matters("--quantization", shrank) and matters("--speculative-algorithm", grew)
+    assert matters("--speculative-algorithm", added) and matters("SGLANG_X", added)
+    assert matters("--page-size", {"release": "0.5.9", "change": "default", "from": "1", "to": "16"})
+
+
+def test_the_build_check_dates_a_renamed_companion_flag():
+    found = [d for d in speccheck.check_command(f"python -m sglang.launch_server {EAGLE3} "
+                                                "--mamba-scheduler-strategy extra_buffer") if d.flag ==
+             "--mamba-scheduler-strategy"]
+    assert [d.rule for d in found] == ["renamed-flag"], [str(d) for d in found]
+    assert ("--mamba-scheduler-strategy was renamed to --mamba-radix-cache-strategy in SGLang 0.5.20 "
+            "(deprecated from SGLang 0.5.14)") in found[0].message
+
+
+def test_the_page_dates_a_renamed_companion_flag_and_links_its_history_line(checker, html_dir):
+    text = f"python -m sglang.launch_server {EAGLE3} --mamba-scheduler-strategy extra_buffer"
+    [diag] = [d for d in run_page(checker, [text])[0]["diagnostics"] if d["flag"] == "--mamba-scheduler-strategy"]
+    assert diag["severity"] == "error", diag
+    assert ("Renamed to `--mamba-radix-cache-strategy` in SGLang 0.5.20 (deprecated from SGLang 0.5.14): "
+            "use that.") in diag["message"]
+    anchor = diag["link"].split("#", 1)[1]
+    page = (html_dir / "reference" / "release-changes.html").read_text(encoding="utf-8")
+    assert f'id="{anchor}"' in page and "mamba-scheduler-strategy" in anchor, anchor
 
 
 def _events(name: str, section: str = "flags") -> list[tuple[str, str]]:

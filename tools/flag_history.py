@@ -20,10 +20,16 @@ named on standard error.
 What is followed:
 
 - flags: every option string containing ``speculative``, every option of the
-  ``spec`` namespace, and the flags speculative users set with them
+  ``spec`` namespace, the flags speculative users set with them
   (:data:`COMPANION_FLAGS`, :data:`COMPANION_PATTERN`: CUDA-graph batch sizes,
   ``--max-running-requests``, ``--mem-fraction-static``, the attention
-  backends, ``--page-size``, DP attention, overlap scheduling);
+  backends, ``--page-size``, DP attention, overlap scheduling), every option
+  whose ``ServerArgs`` field speculative decoding's validation reads (the
+  ``server-arg`` points of ``speccheck/data/interactions.json``, ``make
+  interactions``: :func:`validation_fields`), and the former names of all of
+  these (a flag renamed or split into a followed one, however many steps back).
+  Changes are worked out for every option of every release before the followed
+  ones are kept, so a rename is seen whichever name is followed;
 - environment variables: every ``SGLANG_*`` name written in the speculative
   code of the release (:data:`ENV_FILES`: ``sglang/srt/speculative/``, the
   speculative arg hook and fields), read as text, with the default declared
@@ -34,16 +40,27 @@ Output (``--out``), the schema other tools read::
     {"releases": ["0.4.0", ...],
      "flags": {"--cuda-graph-max-bs": {"events": [
          {"release": "0.4.0", "change": "added"},
-         {"release": "0.5.NN", "change": "split", "into": ["--cuda-graph-max-bs-decode", ...]}]}},
+         {"release": "0.5.14", "change": "deprecated", "into": ["--cuda-graph-max-bs-decode"]},
+         {"release": "0.5.20", "change": "split", "into": ["--cuda-graph-max-bs-decode", ...],
+          "evidence": "name"}]}},
      "env": {"SGLANG_ENABLE_SPEC_V2": {"events": [...]}}}
 
 ``change`` is ``added``, ``removed``, ``renamed`` or ``split`` (both with ``into``:
-the flags that replace it), ``choices`` or ``default`` (with ``from`` and ``to``).
-An event's release is the first release examined in which the change is seen;
-``added`` in the first release means "present in the oldest release examined".
-A removed flag whose ``ServerArgs`` field lives on under one other flag (a new
-one, or the one it had become a deprecated alias of) is ``renamed``; one replaced by two or more new flags that extend its name
-(``--cuda-graph-max-bs`` -> ``--cuda-graph-max-bs-decode``) is ``split``.
+the flags that replace it, and ``evidence``: ``dest`` or ``name``, below),
+``deprecated`` (the flag became an alias that SGLang warns about; ``into``: the
+flag that now sets its field, when there is one; the alias's own choices and
+default are not compared from then on), ``choices`` or ``default`` (with ``from``
+and ``to``). An event's release is the first release examined in which the
+change is seen; ``added`` in the first release means "present in the oldest
+release examined". A removed flag whose ``ServerArgs`` field lives on under one
+other flag (a new one, or the one it had become a deprecated alias of:
+``--mamba-scheduler-strategy`` -> ``--mamba-radix-cache-strategy``, an alias
+from 0.5.14, gone in 0.5.20) is ``renamed`` with evidence ``dest``; one replaced
+by two or more new flags that extend its name (``--cuda-graph-max-bs`` ->
+``--cuda-graph-max-bs-decode``) is ``split`` with evidence ``name``. (A third
+rule, a removed flag whose help text a flag added beside it carries, found no
+rename among the 651 option strings of the 92 releases from 0.4.0 to 0.5.23 that the
+field rule missed, so it is not applied.)
 """
 
 from __future__ import annotations
@@ -68,6 +85,7 @@ import sglang_drift  # noqa: E402  (the per-release parser dump)
 
 DEFAULT_CACHE = ROOT / "_build" / "sglang-wheels"
 DEFAULT_OUT = ROOT / "speccheck" / "data" / "flag-history.json"
+INTERACTIONS = ROOT / "speccheck" / "data" / "interactions.json"
 OLDEST = "0.4.0"
 
 # Flags speculative users set together with the --speculative-* flags.
@@ -163,11 +181,29 @@ def specforge_releases(cache: Path, out: Path) -> list[str]:
     return versions
 
 
-def followed(option: dict) -> bool:
-    """Whether the history follows this option (see the module docstring)."""
+def validation_fields(path: Path = INTERACTIONS) -> frozenset[str]:
+    """The ``ServerArgs`` fields that speculative decoding's validation reads, from the interaction map.
+
+    :param path: ``speccheck/data/interactions.json`` (``make interactions``, read from the pinned
+        wheel): its ``server-arg`` points, whose ids are ``arg:<field>`` (``arg:page_size``).
+    :returns: the field names (``{"page_size", "mamba_radix_cache_strategy", ...}``); private
+        fields (``_x_explicitly_set``) are kept but match no option's ``dest``.
+    :raises FileNotFoundError: the map has not been written.
+    """
+    points = json.loads(path.read_text(encoding="utf-8"))
+    return frozenset(p["id"].split(":", 1)[1] for p in points if p["kind"] == "server-arg")
+
+
+def followed(option: dict, fields: frozenset[str] = frozenset()) -> bool:
+    """Whether the history follows this option by itself (see the module docstring).
+
+    :param option: an option dict of :func:`snapshot` (``name``, ``aliases``, ``namespace``, ``dest``).
+    :param fields: :func:`validation_fields`; an option whose ``dest`` is one of them is followed.
+    """
     names = [option["name"], *option["aliases"]]
     return (option.get("namespace") == "spec" or any("speculative" in n for n in names)
-            or any(n in COMPANION_FLAGS or COMPANION_PATTERN.match(n) for n in names))
+            or any(n in COMPANION_FLAGS or COMPANION_PATTERN.match(n) for n in names)
+            or option.get("dest") in fields)
 
 
 def env_names(site: Path) -> tuple[set[str], dict[str, str | None]]:
@@ -303,11 +339,10 @@ def snapshot(version: str, cache: Path) -> dict | None:
                 return None
         saved.write_text(json.dumps(dumped), encoding="utf-8")
     method = dumped["method"]
-    flags = {}
+    flags = {}  # every option: history() decides which it follows, after connecting renames
     for option in dumped["options"]:
-        if followed(option):
-            for name in (option["name"], *option["aliases"]):
-                flags[name] = option
+        for name in (option["name"], *option["aliases"]):
+            flags[name] = option
     speculative, everywhere = env_names(site)
     return {"flags": flags, "env_speculative": speculative, "env": everywhere, "method": method}
 
@@ -322,8 +357,34 @@ def _differ(old, new) -> bool:
     return UNRESOLVED not in (old, new) and old != new
 
 
-def history(snapshots: dict[str, dict]) -> dict:
-    """The events of every flag and variable across ``snapshots`` (``{release: snapshot}``, oldest first).
+def _replacement(name: str, old: dict, now: dict, arrived_after: set[str],
+                 taken: set[str]) -> tuple[str, list[str], str] | None:
+    """What replaced flag ``name``, gone in a release: ``(change, into, evidence)`` or ``None`` (removed).
+
+    :param old: the previous release's options by flag; ``now``: this release's.
+    :param arrived_after: the flags of ``now`` that were not there when ``name`` first appeared.
+    :param taken: flags already claimed by another gone flag in this release.
+    """
+    # Two or more flags that extend the name and arrived after it: split.
+    extensions = sorted(n for n in now if n.startswith(name + "-") and n in arrived_after)
+    if len(extensions) >= 2:
+        return "split", extensions, "name"
+    live = {now[n]["name"] for n in now if not now[n]["deprecated"]}
+    # The option that now sets the flag's field (a new flag, or the one it was a deprecated alias of:
+    # several aliases may share it, a new flag is claimed once).
+    same_field = sorted(n for n in live if now[n]["dest"] == old[name]["dest"]
+                        and (old[name]["deprecated"] or n not in taken))
+    if len(same_field) == 1:
+        return "renamed", same_field, "dest"
+    return None
+
+
+def history(snapshots: dict[str, dict], fields: frozenset[str] = frozenset()) -> dict:
+    """The events of every followed flag and variable across ``snapshots`` (``{release: snapshot}``, oldest first).
+
+    Events are worked out for every option, so that a rename is seen whichever side is
+    followed; a flag is then kept when :func:`followed` (with ``fields``) holds for it in
+    some release, or when it was renamed or split into a kept flag (its former names).
 
     A variable is followed when some release's speculative code names it; it is
     present in a release whose code names it anywhere, so ``removed`` means that no
@@ -336,9 +397,12 @@ def history(snapshots: dict[str, dict]) -> dict:
     env: dict[str, list[dict]] = {}
     before: dict | None = None
     seen_with: dict[str, set[str]] = {}  # flag -> the flags of the release it first appeared in
+    kept: set[str] = set()
     for release, snap in snapshots.items():
-        for name in snap["flags"]:
+        for name, option in snap["flags"].items():
             seen_with.setdefault(name, set(snap["flags"]))
+            if followed(option, fields):
+                kept.add(name)
         now = snap["flags"]
         if before is None:
             for name in now:
@@ -352,23 +416,26 @@ def history(snapshots: dict[str, dict]) -> dict:
         new = [n for n in now if n not in old]
         taken: set[str] = set()
         for name in gone:
-            # Flags that extend the name and arrived after it, in this release or earlier.
-            extensions = [n for n in now if n.startswith(name + "-") and n not in seen_with[name]]
-            # The option that now sets the flag's field (a new flag, or the one it was a deprecated alias of).
-            same_field = sorted({now[n]["name"] for n in now if now[n]["dest"] == old[name]["dest"]
-                                 and not now[n]["deprecated"] and now[n]["name"] not in taken})
-            if len(extensions) >= 2:
-                flags[name].append({"release": release, "change": "split", "into": sorted(extensions)})
-                taken.update(extensions)
-            elif len(same_field) == 1:
-                flags[name].append({"release": release, "change": "renamed", "into": same_field})
-                taken.add(same_field[0])
-            else:
+            arrived_after = {n for n in now if n not in seen_with[name]}
+            found = _replacement(name, old, now, arrived_after, taken)
+            if found is None:
                 flags[name].append({"release": release, "change": "removed"})
+            else:
+                change, into, evidence = found
+                flags[name].append({"release": release, "change": change, "into": into, "evidence": evidence})
+                taken.update(into)
         for name in new:
             flags.setdefault(name, []).append({"release": release, "change": "added"})
         for name in now:
             if name not in old:
+                continue
+            if now[name]["deprecated"] and not old[name]["deprecated"]:
+                # Now an alias that SGLang warns about; its choices and default are the alias's, not compared.
+                instead = sorted({now[n]["name"] for n in now if now[n]["dest"] == now[name]["dest"]
+                                  and not now[n]["deprecated"]})
+                flags[name].append({"release": release, "change": "deprecated", **({"into": instead} if instead else {})})
+                continue
+            if now[name]["deprecated"]:
                 continue
             if _differ(_choices(old[name]), _choices(now[name])):
                 flags[name].append({"release": release, "change": "choices", "from": _choices(old[name]),
@@ -387,9 +454,16 @@ def history(snapshots: dict[str, dict]) -> dict:
             if name not in now_env:
                 env[name].append({"release": release, "change": "removed"})
         before = snap
+    # The former names of kept flags, however many renames back.
+    while True:
+        former = {n for n, events in flags.items() if n not in kept
+                  and any(set(e.get("into", ())) & kept for e in events)}
+        if not former:
+            break
+        kept |= former
     return {
         "releases": list(snapshots),
-        "flags": {n: {"events": e} for n, e in sorted(flags.items())},
+        "flags": {n: {"events": e} for n, e in sorted(flags.items()) if n in kept},
         "env": {n: {"events": e} for n, e in sorted(env.items())},
     }
 
@@ -408,12 +482,12 @@ def main(argv: list[str] | None = None) -> int:
         snap = snapshot(version, args.cache)
         if snap is not None:
             snapshots[version] = snap
-            print(f"  {version}: {len(snap['flags'])} flags, {len(snap['env_speculative'])} speculative variables "
+            print(f"  {version}: {len(snap['flags'])} options, {len(snap['env_speculative'])} speculative variables "
                   f"({snap['method']})",
                   file=sys.stderr)
     sf = specforge_releases(args.cache, args.out.parent / "specforge-releases.json")
     print(f"  SpecForge: {', '.join(sf)}", file=sys.stderr)
-    data = history(snapshots)
+    data = history(snapshots, validation_fields())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: {len(data['releases'])} releases, {len(data['flags'])} flags, "

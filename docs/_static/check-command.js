@@ -223,9 +223,12 @@
   function historyNote(flag) {
     var e = historyOf(flag);
     if (!e) return "";
-    if (e.change === "split") return " Split into " + codeList(e.into) + " in SGLang " + e.release + ": use those.";
-    if (e.change === "renamed") return " Renamed to " + codeList(e.into) + " in SGLang " + e.release + ": use that.";
-    if (e.change === "removed") return " Removed in SGLang " + e.release + ": drop it.";
+    // The release from which SGLang warned about the flag (a "deprecated" event), as speccheck/history.py says it.
+    var dep = D.history.flags[flag].events.filter(function (x) { return x.change === "deprecated"; })[0];
+    var when = "in SGLang " + e.release + (dep ? " (deprecated from SGLang " + dep.release + ")" : "");
+    if (e.change === "split") return " Split into " + codeList(e.into) + " " + when + ": use those.";
+    if (e.change === "renamed") return " Renamed to " + codeList(e.into) + " " + when + ": use that.";
+    if (e.change === "removed") return " Removed " + when + ": drop it.";
     return "";
   }
 

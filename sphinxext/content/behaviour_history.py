@@ -99,6 +99,13 @@ def _gone(name: str, event: dict) -> list[nodes.Node]:
                                  "delete it")]
     if kind == "removed":
         return out + [nodes.Text(f" removed in {release}: delete it")]
+    if kind == "deprecated" and not event.get("into"):
+        return out + [nodes.Text(f" deprecated in {release}: still accepted, with a warning")]
+    if kind == "deprecated":
+        out.append(nodes.Text(f" deprecated in {release} (still accepted, with a warning): use "))
+        for i, new in enumerate(event["into"]):
+            out += [nodes.Text(" or " if i else ""), nodes.literal(text=new)]
+        return out
     out.append(nodes.Text(f" {kind} in {release}: use "))
     for i, new in enumerate(event.get("into", [])):
         out += [nodes.Text(" or " if i else ""), nodes.literal(text=new)]

@@ -14,7 +14,9 @@ extension writes, ``_static/check-command-data.js`` in the output, which sets
   layer, the automatic trees, the algorithm names, the request cap, the page
   sizes some attention backends force, the adaptive step candidates; and the
   model -> architecture table of ``model_architectures.yaml``.
-- ``history``: ``speccheck/data/flag-history.json`` (``tools/flag_history.py``).
+- ``history``: ``speccheck/data/flag-history.json`` (``tools/flag_history.py``): its
+  releases, its variables, and the flags the pinned parser does not have (the script
+  explains only those; the others' histories would only weigh the page).
 - ``links``: the guide sections each result links to, resolved from their labels
   (a missing label fails the build).
 
@@ -215,7 +217,9 @@ def page_data(links: dict[str, str]) -> dict:
             "architectures": spec_rules.known_architectures(),
             **source_extras(),
         },
-        "history": {"releases": history.get("releases", []), "flags": history.get("flags", {}),
+        "history": {"releases": history.get("releases", []),
+                    "flags": {name: entry for name, entry in history.get("flags", {}).items()
+                              if name not in loaded.parser._option_string_actions},
                     "env": history.get("env", {}),
                     "former": {prefix: list(found) for prefix, found in
                                speccheck_history.former_abbreviations(loaded.parser._option_string_actions).items()}},

@@ -35,6 +35,8 @@ import yaml
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from speccheck import history as speccheck_history
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
@@ -86,7 +88,10 @@ def corpus_entries() -> list[dict]:
 def flag_events(hist: dict) -> list[list]:
     """``[name, release, change, detail]`` for every event of the flag history, oldest release first.
 
-    ``detail`` is the replacement (renamed, split) or ``from -> to`` (default, choices), else "".
+    ``detail`` is the replacement (renamed, split, deprecated) or ``from -> to`` (default, choices),
+    else "". Only events that can change a speculative user's command are listed
+    (:func:`speccheck.history.matters`: for the flags other than ``--speculative-*``, a flag
+    arriving or gaining choices is left out).
     """
     from packaging.version import Version
 
@@ -96,6 +101,8 @@ def flag_events(hist: dict) -> list[list]:
             for event in item.get("events", []):
                 if event["change"] == "added" and event["release"] == hist["releases"][0]:
                     continue  # "present in the oldest release examined", not a change
+                if not speccheck_history.matters(name, event):
+                    continue
                 if "into" in event:
                     detail = ", ".join(event["into"]) if isinstance(event["into"], list) else str(event["into"])
                 elif "from" in event or "to" in event:

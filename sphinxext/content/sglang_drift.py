@@ -11,7 +11,8 @@ removed. Usage::
     ```
 
 ``:part:`` is ``summary``, ``flags`` (the ``--speculative-*`` flags),
-``companions`` (the other flags the history follows) or ``env``. When the
+``companions`` (the other flags the history follows, listed when something
+happened to them after they appeared; a sentence counts the rest) or ``env``. When the
 history ends before the pinned SGLang (after a bump, until ``make flag-history``
 runs), the summary says so.
 
@@ -158,6 +159,10 @@ def _event_text(event: dict, first: str) -> list[nodes.Node]:
         return [nodes.Text("renamed to "), *literal_list(event["into"]), nodes.Text(f" in {release}")]
     if change == "split":
         return [nodes.Text("split into "), *literal_list(event["into"]), nodes.Text(f" in {release}")]
+    if change == "deprecated":
+        if not event.get("into"):
+            return [nodes.Text(f"deprecated in {release} (still accepted, with a warning)")]
+        return [nodes.Text(f"deprecated in {release} in favour of "), *literal_list(event["into"])]
     if change == "choices":
         old, new = event["from"] or [], event["to"] or []
         added, removed = [c for c in new if c not in old], [c for c in old if c not in new]
@@ -202,26 +207,30 @@ class FlagHistory(SphinxDirective):
         else:
             spec = part == "flags"
             items = {n: e for n, e in data["flags"].items() if ("speculative" in n) == spec}
+        quiet = {n for n, e in items.items() if part == "companions" and len(e["events"]) == 1}
         rows = nodes.bullet_list(classes=["flag-history"])
         for name, entry in items.items():
-            events = entry["events"]
-            if part == "companions" and events == [{"release": releases[0], "change": "added"}]:
-                what: list[nodes.Node] = [nodes.Text(f"unchanged since {releases[0]} (the oldest release read)")]
-            else:
-                what = []
-                for event in events:
-                    if what:
-                        what.append(nodes.Text("; "))
-                    what += _event_text(event, releases[0])
+            if name in quiet:
+                continue
+            what: list[nodes.Node] = []
+            for event in entry["events"]:
+                if what:
+                    what.append(nodes.Text("; "))
+                what += _event_text(event, releases[0])
             cell = _flag(name, linkable) if part != "env" else nodes.literal(text=name)
             # SGLang's names as written: no "--" -> en dash.
             # An anchor per flag, linked from the "Check a command" page (check-command.js: historyAnchor).
             rows += nodes.list_item("", nodes.paragraph("", "", cell, nodes.Text(": "), *what,
                                                         support_smartquotes=False),
                                     ids=[nodes.make_id(f"flag-history-{name}")])
-        if not len(rows):
-            return [nodes.paragraph(text="None.")]
-        return [rows]
+        out: list[nodes.Node] = [rows] if len(rows) else [nodes.paragraph(text="None.")]
+        if quiet:
+            since_first = sum(items[n]["events"][0]["release"] == releases[0] for n in quiet)
+            out.append(nodes.paragraph(text=f"{len(quiet)} more flags have no recorded change after they appeared "
+                                            f"({since_first} of them already in {releases[0]}, the oldest release "
+                                            "read): no rename, removal or deprecation, and no change of choices "
+                                            "or default."))
+        return out
 
 
 def setup(app):
