@@ -510,7 +510,8 @@ NO_EFFECT = "no-user-visible-effect"
 class Rule:
     """One mapping rule: the points it matches go to ``section``, or are marked no-effect with ``reason``.
 
-    Matching (every given key must hold): ``kind`` (exact), ``subsystem`` (exact), ``file`` and
+    Matching (every given key must hold): ``kind`` (exact), ``subsystem`` (exact), ``role`` (exact, against
+    ``detail["role"]``, which only ``model-class`` points have: ``draft`` or ``target``), ``file`` and
     ``qualname`` (:mod:`fnmatch` globs), ``id`` (glob).
     """
 
@@ -522,6 +523,7 @@ class Rule:
         m = self.match
         return (m.get("kind", point.kind) == point.kind
                 and m.get("subsystem", point.subsystem) == point.subsystem
+                and ("role" not in m or point.detail.get("role") == m["role"])
                 and fnmatch.fnmatchcase(point.file, m.get("file", "*"))
                 and fnmatch.fnmatchcase(point.qualname, m.get("qualname", "*"))
                 and fnmatch.fnmatchcase(point.id, m.get("id", "*")))
@@ -557,7 +559,7 @@ def load_mapping(path: Path = MAPPING_FILE) -> Mapping:
     rules = []
     for i, raw in enumerate(data.get("rules") or []):
         match = raw.get("match") or {}
-        unknown = set(match) - {"kind", "subsystem", "file", "qualname", "id"}
+        unknown = set(match) - {"kind", "subsystem", "role", "file", "qualname", "id"}
         if unknown:
             raise ValueError(f"{path.name}: rule {i + 1} has unknown match keys {sorted(unknown)}")
         if ("section" in raw) == ("no-effect" in raw):

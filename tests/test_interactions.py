@@ -151,3 +151,14 @@ def test_field_reports_lists_reports_filed_under_a_label_or_its_subsections(tmp_
     urls = [e["url"][-1] for e in field_reports.reports_for(tmp_path, "ix-kv-memory")]
     assert urls == ["2", "1"]  # by date; a label that merely starts with the same letters is not a subsection
     assert [e["url"][-1] for e in field_reports.reports_for(tmp_path, "ix-kv-memory", exact=True)] == ["1"]
+
+
+def test_a_rule_can_match_a_model_class_by_its_role(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"rules": [
+        {"match": {"kind": "model-class", "role": "draft"}, "section": "drafts"},
+        {"match": {"kind": "model-class"}, "section": "targets"},
+        {"match": {}, "no-effect": "fixture"}]})
+    resolve = {pid: ix.resolve(p, mapping).section for pid, p in fixture_points.items()}
+    assert resolve["model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle"] == "drafts"
+    assert resolve["model:sglang/srt/models/llama.py::LlamaForCausalLM"] == "targets"
+    assert resolve["param:top_k"] is None  # no detail.role: a role rule never matches it
