@@ -113,7 +113,7 @@ release-changes: $(BIN)/.installed ## Regenerate docs/_data/sglang-drift.json (S
 	  --cache $(BUILDDIR)/sglang-releases --json docs/_data/sglang-drift.json
 
 # Downloads every SGLang wheel from 0.4.0 to the pin once (pip download --no-deps) into the cache; never run by a build.
-flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser (after make interactions).
+flag-history: $(BIN)/.installed ## Regenerate speccheck/data/flag-history.json from every SGLang release's parser (after make interactions) and specforge-releases.json.
 	$(BIN)/python tools/flag_history.py --cache $(BUILDDIR)/sglang-wheels --out speccheck/data/flag-history.json
 
 # The explanations are written by hand; this adds an empty entry for each message the pinned source
