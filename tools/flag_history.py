@@ -59,7 +59,7 @@ from 0.5.14, gone in 0.5.20) is ``renamed`` with evidence ``dest``; one replaced
 by two or more new flags that extend its name (``--cuda-graph-max-bs`` ->
 ``--cuda-graph-max-bs-decode``) is ``split`` with evidence ``name``. (A third
 rule, a removed flag whose help text a flag added beside it carries, found no
-rename among the 651 option strings of the 92 releases from 0.4.0 to 0.5.23 that the
+rename among the 651 option strings of the 92 releases from 0.4.0 to the pin (2026-12) that the
 field rule missed, so it is not applied.)
 """
 
