@@ -62,8 +62,12 @@ def lighten_scripts(app, pagename, templatename, context, doctree) -> None:
 
 
 def _stylesheet(app, name: str) -> str | None:
-    """The text of ``_static/<name>``, from the output or the project's static folders, if small enough."""
-    folders = [Path(app.outdir, "_static")] + [Path(app.confdir, p) for p in app.config.html_static_path]
+    """The text of ``_static/<name>``, from the project's static folders or the output, if small enough.
+
+    The project's folders come first: Sphinx copies them into the output only after writing the
+    pages, so the output holds the previous build's copy of a stylesheet just edited.
+    """
+    folders = [Path(app.confdir, p) for p in app.config.html_static_path] + [Path(app.outdir, "_static")]
     for folder in folders:
         path = folder / name
         if path.is_file() and path.stat().st_size <= INLINE_CSS_MAX_BYTES:
