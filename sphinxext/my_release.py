@@ -50,16 +50,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
 OUTPUT = "my-release-data.js"
-STYLESHEET = ROOT / "docs" / "_static" / "my-release.css"
+STYLESHEETS = (ROOT / "docs" / "_static" / "widget.css", ROOT / "docs" / "_static" / "my-release.css")
 RELEASED_VERDICTS_EXTRA = ("not-released",)  # shown as "in no release yet"
 # The corpus' algorithm names (tests/test_field_reports.py: ALGORITHMS) as a reader passes them to
 # --speculative-algorithm: reports say MTP for what SGLang 0.5.23 calls NEXTN (FACTS.md, spec_registry.py).
 ALGORITHM_ALIASES = {"MTP": "NEXTN"}
 ALGORITHM_ORDER = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
 
-FORM = """<link rel="stylesheet" href="{root}_static/my-release.css">
-<div class="my-release" id="my-release" data-root="{root}" data-level="{level}">
-  <p class="my-release__help" id="my-release-help">Pick the release you run, and the algorithm if you want
+FORM = """<link rel="stylesheet" href="{root}_static/widget.css">
+<link rel="stylesheet" href="{root}_static/my-release.css">
+<div class="widget my-release" id="my-release" data-root="{root}" data-level="{level}">
+  <p class="widget__help" id="my-release-help">Pick the release you run, and the algorithm if you want
   only its reports: the lists below then show the fixes that arrived after your release, the breakages it
   already has, the answers that need a newer release, the flags that changed since and the fixes in no
   release yet. The choices are kept in this page's address.</p>
@@ -182,7 +183,8 @@ class MyReleaseDirective(SphinxDirective):
 
     def run(self):
         self.env.note_dependency(str(HISTORY_FILE))
-        self.env.note_dependency(str(STYLESHEET))  # written into the page (page_scripts.py)
+        for stylesheet in STYLESHEETS:  # written into the page (page_scripts.py)
+            self.env.note_dependency(str(stylesheet))
         return [MyRelease()]
 
 
