@@ -53,7 +53,7 @@ OUTPUT = "my-release-data.js"
 STYLESHEETS = (ROOT / "docs" / "_static" / "widget.css", ROOT / "docs" / "_static" / "my-release.css")
 RELEASED_VERDICTS_EXTRA = ("not-released",)  # shown as "in no release yet"
 # The corpus' algorithm names (tests/test_field_reports.py: ALGORITHMS) as a reader passes them to
-# --speculative-algorithm: reports say MTP for what SGLang 0.5.23 calls NEXTN (FACTS.md, spec_registry.py).
+# --speculative-algorithm: reports say MTP for what the pinned SGLang calls NEXTN (FACTS.md, spec_registry.py).
 ALGORITHM_ALIASES = {"MTP": "NEXTN"}
 ALGORITHM_ORDER = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
 
