@@ -470,7 +470,7 @@ def spec_options(loaded: LoadedParser) -> list[OptionInfo]:
     return [o for o in options(loaded) if o.namespace == "spec"]
 
 
-if __name__ == "__main__":  # pragma: no cover - manual diagnosis: python sphinxext/sglang_args.py
+if __name__ == "__main__":  # pragma: no cover - manual diagnosis: python speccheck/sglang_args.py
     import time
 
     start, cpu_start = time.perf_counter(), time.process_time()

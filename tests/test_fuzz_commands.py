@@ -212,37 +212,34 @@ def speccheck_block(text: str):
     return Block("bash", set(), list(enumerate(text.splitlines(), start=1)))
 
 
+def _insert_quote(draw, text: str) -> str:
+    k = draw(st.integers(0, len(text)))
+    return text[:k] + draw(st.sampled_from(['"', "'", "\\", "`"])) + text[k:]
+
+
+# How another shell or another hand writes a command: name -> (draw, text) -> the command as written.
+SHELL_MUTATIONS = {
+    "none": lambda draw, text: text,
+    "env": lambda draw, text: draw(st.sampled_from(ENV_PREFIXES)) + text,
+    "quote": _insert_quote,
+    "multiline": lambda draw, text: text.replace(" --", " \\\n  --"),
+    "bash-c": lambda draw, text: f"bash -c {shlex.quote(text)}",
+    "fish": lambda draw, text: f"set -x SGLANG_ENABLE_SPEC_V2 1; {text}",
+    "powershell": lambda draw, text: text.replace(" --", " `\n  --"),
+    "cmd": lambda draw, text: "set A=1\n" + text.replace(" --", " ^\n  --"),
+    "background": lambda draw, text: f"{text} > server.log 2>&1 &",
+    "substitution": lambda draw, text: f'OUT="$({text})"',
+    "docker": lambda draw, text: f"docker run --gpus all -p 30000:30000 lmsysorg/sglang:latest {text}",
+    "comment": lambda draw, text: f"# serve it\n{text}  # done",
+    "crlf": lambda draw, text: text.replace(" --", " \\\r\n  --"),
+}
+
+
 @st.composite
 def _shell_mutation(draw, text: str) -> str:
-    """``text`` as another shell or another hand would write it (or unchanged)."""
-    kind = draw(st.sampled_from(["none", "none", "env", "quote", "multiline", "bash-c", "fish", "powershell",
-                                 "cmd", "background", "substitution", "docker", "comment", "crlf"]))
-    if kind == "env":
-        return draw(st.sampled_from(ENV_PREFIXES)) + text
-    if kind == "quote":
-        k = draw(st.integers(0, len(text)))
-        return text[:k] + draw(st.sampled_from(['"', "'", "\\", "`"])) + text[k:]
-    if kind == "multiline":
-        return text.replace(" --", " \\\n  --")
-    if kind == "bash-c":
-        return f"bash -c {shlex.quote(text)}"
-    if kind == "fish":
-        return f"set -x SGLANG_ENABLE_SPEC_V2 1; {text}"
-    if kind == "powershell":
-        return text.replace(" --", " `\n  --")
-    if kind == "cmd":
-        return "set A=1\n" + text.replace(" --", " ^\n  --")
-    if kind == "background":
-        return f"{text} > server.log 2>&1 &"
-    if kind == "substitution":
-        return f'OUT="$({text})"'
-    if kind == "docker":
-        return f"docker run --gpus all -p 30000:30000 lmsysorg/sglang:latest {text}"
-    if kind == "comment":
-        return f"# serve it\n{text}  # done"
-    if kind == "crlf":
-        return text.replace(" --", " \\\r\n  --")
-    return text
+    """``text`` as another shell or another hand would write it (or unchanged, twice as often as each other way)."""
+    kind = draw(st.sampled_from(["none", *SHELL_MUTATIONS]))
+    return SHELL_MUTATIONS[kind](draw, text)
 
 
 any_command = st.one_of(generated_command(), mutated_command())

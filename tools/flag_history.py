@@ -10,7 +10,7 @@ included), the wheel is downloaded once with ``pip download --no-deps
 sglang==X -d CACHE`` and unpacked next to it; a cached wheel is never fetched
 again, and nothing here runs at build time (``make flag-history`` runs it by
 hand). Each release's own server parser is then built in a fresh Python
-process by ``tools/sglang_drift.py --dump`` (``sphinxext/sglang_args.py``: the
+process by ``tools/sglang_drift.py --dump`` (``speccheck/sglang_args.py``: the
 real ``ServerArgs.add_cli_args``, without torch). That works for both layouts
 SGLang has used: options declared in ``add_cli_args`` of
 ``sglang/srt/server_args.py`` (before 0.5.2x) and the ``arg_groups/fields``

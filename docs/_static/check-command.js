@@ -9,7 +9,7 @@
  * handling follows Python's argparse (exact spellings, abbreviations, nargs, int /
  * float values, choices, required options) and sphinxext/content/command_check.py (variables,
  * environment prefixes, continuation lines); the start-up rules follow
- * sphinxext/spec_rules.py and SGLang's arg_groups/speculative_hook.py. The test
+ * speccheck/spec_rules.py and SGLang's arg_groups/speculative_hook.py. The test
  * tests/test_check_a_command.py compares this script's verdicts with the Python
  * check on several hundred commands.
  *
@@ -354,7 +354,7 @@
     return { ns: ns, given: given, unresolved: unresolved, diags: diags };
   }
 
-  // -- The start-up rules (sphinxext/spec_rules.py, speculative_hook.py) ----------
+  // -- The start-up rules (speccheck/spec_rules.py, speculative_hook.py) ----------
   // stated: the target's architecture written in the text (`# architecture: LlamaForCausalLM`), or null.
   function rules(ns, given, stated) {
     var out = [];

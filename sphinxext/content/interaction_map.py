@@ -20,6 +20,7 @@ from docutils.parsers.rst import directives
 from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
+import doc_tables
 from speccheck import interactions as ix
 
 HOOK_MEANING = {
@@ -32,27 +33,7 @@ HOOK_MEANING = {
 
 
 def _table(header: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["interaction-table"])
-    group = nodes.tgroup(cols=len(header))
-    table += group
-    for w in widths:
-        group += nodes.colspec(colwidth=w)
-    head = nodes.thead()
-    group += head
-    row = nodes.row()
-    for title in header:
-        row += nodes.entry("", nodes.paragraph(text=title))
-    head += row
-    body = nodes.tbody()
-    group += body
-    for cells in rows:
-        row = nodes.row()
-        for cell in cells:
-            entry = nodes.entry()
-            entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph(text=str(cell))
-            row += entry
-        body += row
-    return table
+    return doc_tables.table(header, rows, widths, classes=["interaction-table"])
 
 
 def _ref(label: str) -> nodes.Node:

@@ -16,14 +16,25 @@ build. That file sets ``window.SGLANG_MY_RELEASE`` to a JSON object:
 - ``reports``: each field-report corpus entry whose ``release`` block has a
   verdict in an SGLang release or ``not-released`` (``speccheck/releases.py``;
   SpecForge and other-project verdicts are not SGLang releases and are left out): its
-  ``url``, ``title``, ``change`` (fixed, broken or added), ``verdict``, ``status`` and
-  ``section`` (the site address of the section that answers it, relative to
-  the site's root);
+  ``url``, ``title``, ``change`` (fixed, broken or added), ``verdict``, ``status``,
+  ``algorithm`` (the ``--speculative-algorithm`` value the report is about, MTP
+  written as NEXTN, or null when it is about no one algorithm) and ``section`` (the
+  site address of the section that answers it, relative to the site's root);
+- ``algorithms``: the algorithms of ``reports``, in :data:`ALGORITHM_ORDER` (the
+  choices of the algorithm filter);
 - ``flags``: the events of the flag history (flags and environment variables),
   each ``[name, release, change, detail]``.
 
+The script sorts the reports into five lists for the chosen release: fixed in a
+later release, broken in it or earlier, answers that need a later release
+(``added``, or ``added`` in no release), flags changed after it, and fixes in no
+release. A breakage in no release (only on SGLang's main branch) affects no
+release and is not listed. The algorithm filter keeps the reports about the
+chosen algorithm and those about none; flag events are not filtered.
+
 Nothing is fetched: the data arrives as a script beside the page, and the
-choice is kept in the address as ``?sglang=<release>`` so a link keeps it.
+choices are kept in the address as ``?sglang=<release>&algorithm=<name>`` so a
+link keeps them.
 """
 
 from __future__ import annotations
@@ -41,15 +52,30 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = ROOT / "docs" / "_data" / "field-reports"
 HISTORY_FILE = ROOT / "speccheck" / "data" / "flag-history.json"
 OUTPUT = "my-release-data.js"
+STYLESHEETS = (ROOT / "docs" / "_static" / "widget.css", ROOT / "docs" / "_static" / "my-release.css")
 RELEASED_VERDICTS_EXTRA = ("not-released",)  # shown as "in no release yet"
+# The corpus' algorithm names (tests/test_field_reports.py: ALGORITHMS) as a reader passes them to
+# --speculative-algorithm: reports say MTP for what the pinned SGLang calls NEXTN (FACTS.md, spec_registry.py).
+ALGORITHM_ALIASES = {"MTP": "NEXTN"}
+ALGORITHM_ORDER = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
 
-FORM = """<link rel="stylesheet" href="{root}_static/my-release.css">
-<div class="my-release" id="my-release" data-root="{root}">
-  <label for="my-release-select">Your SGLang release</label>
-  <p class="my-release__help" id="my-release-help">Pick the release you run: the list below then shows the
-  reports fixed after it, the breakages it already has and the flags that changed since. The choice is kept in
-  this page's address.</p>
-  <select id="my-release-select" name="sglang" aria-describedby="my-release-help"></select>
+FORM = """<link rel="stylesheet" href="{root}_static/widget.css">
+<link rel="stylesheet" href="{root}_static/my-release.css">
+<div class="widget my-release" id="my-release" data-root="{root}" data-level="{level}">
+  <p class="widget__help" id="my-release-help">Pick the release you run, and the algorithm if you want
+  only its reports: the lists below then show the fixes that arrived after your release, the breakages it
+  already has, the answers that need a newer release, the flags that changed since and the fixes in no
+  release yet. The choices are kept in this page's address.</p>
+  <div class="my-release__choices">
+    <div class="my-release__choice">
+      <label for="my-release-select">Your SGLang release</label>
+      <select id="my-release-select" name="sglang" aria-describedby="my-release-help"></select>
+    </div>
+    <div class="my-release__choice">
+      <label for="my-release-algorithm">Speculative algorithm</label>
+      <select id="my-release-algorithm" name="algorithm" aria-describedby="my-release-help"></select>
+    </div>
+  </div>
   <div class="my-release__out" data-out="results" aria-live="polite">
     <p>The list needs JavaScript: without it, compare your release with the tables of the release changes page.</p>
   </div>
@@ -85,13 +111,24 @@ def corpus_entries() -> list[dict]:
     return entries
 
 
+def _choices_detail(before, after) -> str:
+    """What a ``choices`` event changed: ``"adds a, b; drops c"`` for two lists, else ``from -> to`` in JSON."""
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return f"{json.dumps(before)} -> {json.dumps(after)}"
+    added = [c for c in after if c not in before]
+    dropped = [c for c in before if c not in after]
+    parts = ([f"adds {', '.join(map(str, added))}"] if added else []) + (
+        [f"drops {', '.join(map(str, dropped))}"] if dropped else [])
+    return "; ".join(parts) or "reorders the choices"
+
+
 def flag_events(hist: dict) -> list[list]:
     """``[name, release, change, detail]`` for every event of the flag history, oldest release first.
 
-    ``detail`` is the replacement (renamed, split, deprecated) or ``from -> to`` (default, choices),
-    else "". Only events that can change a speculative user's command are listed
-    (:func:`speccheck.history.matters`: for the flags other than ``--speculative-*``, a flag
-    arriving or gaining choices is left out).
+    ``detail`` is the replacement (renamed, split, deprecated), what a ``choices`` event adds and
+    drops (``"adds a, b; drops c"``), ``from -> to`` in JSON (default), else "". Only events that
+    can change a speculative user's command are listed (:func:`speccheck.history.matters`: for the
+    flags other than ``--speculative-*``, a flag arriving or gaining choices is left out).
     """
     from packaging.version import Version
 
@@ -105,6 +142,8 @@ def flag_events(hist: dict) -> list[list]:
                     continue
                 if "into" in event:
                     detail = ", ".join(event["into"]) if isinstance(event["into"], list) else str(event["into"])
+                elif event["change"] == "choices":
+                    detail = _choices_detail(event.get("from"), event.get("to"))
                 elif "from" in event or "to" in event:
                     detail = f"{json.dumps(event.get('from'))} -> {json.dumps(event.get('to'))}"
                 else:
@@ -131,10 +170,14 @@ def page_data(section_uris: dict[str, str]) -> dict:
             continue
         if not block.get("signature", {}).get("file", "").startswith("sglang/"):
             continue  # a SpecForge verdict: not an SGLang release
+        algorithm = ALGORITHM_ALIASES.get(entry["algorithm"], entry["algorithm"])
         reports.append({"url": entry["url"], "title": entry["title"], "change": block["change"],
-                        "verdict": verdict, "status": entry["status"], "section": section_uris[entry["section"]]})
+                        "verdict": verdict, "status": entry["status"], "algorithm": algorithm,
+                        "section": section_uris[entry["section"]]})
+    named = {r["algorithm"] for r in reports} - {None}
+    algorithms = [a for a in ALGORITHM_ORDER if a in named] + sorted(named - set(ALGORITHM_ORDER))
     flags = [f for f in flag_events(hist) if f[1] in releases]
-    return {"pin": releases[-1], "releases": releases, "reports": reports, "flags": flags}
+    return {"pin": releases[-1], "releases": releases, "reports": reports, "algorithms": algorithms, "flags": flags}
 
 
 class MyRelease(nodes.General, nodes.Element):
@@ -146,13 +189,24 @@ class MyReleaseDirective(SphinxDirective):
 
     def run(self):
         self.env.note_dependency(str(HISTORY_FILE))
+        for stylesheet in STYLESHEETS:  # written into the page (page_scripts.py)
+            self.env.note_dependency(str(stylesheet))
         return [MyRelease()]
 
 
 def _render(app, doctree, docname) -> None:
     root = "../" * docname.count("/")
     for node in doctree.findall(MyRelease):
-        node.replace_self(nodes.raw("", FORM.format(root=root), format="html"))
+        # The lists' headings sit one level below the section holding the view (h3 under an h2).
+        depth = sum(1 for parent in _ancestors(node) if isinstance(parent, nodes.section))
+        level = min(depth + 1, 6)
+        node.replace_self(nodes.raw("", FORM.format(root=root, level=level), format="html"))
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def _section_uris(app) -> dict[str, str]:

@@ -42,6 +42,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 import check_command_page
+import doc_tables
 from sglang_options import literal_list
 from speccheck import sglang_args
 
@@ -60,26 +61,9 @@ def _flag(name: str, linkable: set[str]) -> nodes.Node:
 
 
 def _table(header: list[str], rows: list[list[list[nodes.Node]]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["sglang-drift", "colwidths-given"])  # the HTML writer then sets <col> widths
-    group = nodes.tgroup(cols=len(header))
-    table += group
-    for width in widths:
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    group += head
-    row = nodes.row()
-    for title in header:
-        row += nodes.entry("", nodes.paragraph(text=title))
-    head += row
-    body = nodes.tbody()
-    group += body
-    for cells in rows:
-        row = nodes.row()
-        for cell in cells:
-            # SGLang's text as written: no "--" -> en dash or quote curling.
-            row += nodes.entry("", nodes.paragraph("", "", *cell, support_smartquotes=False))
-        body += row
-    return table
+    # SGLang's text as written: no "--" -> en dash or quote curling.
+    cells = [[nodes.paragraph("", "", *cell, support_smartquotes=False) for cell in row] for row in rows]
+    return doc_tables.table(header, cells, widths, classes=["sglang-drift", "colwidths-given"])  # <col> widths
 
 
 def _change_text(key: str, change: dict) -> list[nodes.Node]:

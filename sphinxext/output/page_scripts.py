@@ -16,7 +16,9 @@ page:
 * a small stylesheet only some pages use (nbsphinx's cell styles on notebook pages, the
   stylesheets the raw HTML of the calculator and the "Check a command" page link) is
   written into the page as ``<style data-from="_static/...">``: the same rules, one
-  request fewer. ``site.css`` (``site_css.py``) holds the stylesheets every page uses.
+  request fewer, and the page depends on the stylesheet, so an incremental build rewrites
+  it when the stylesheet changes. ``site.css`` (``site_css.py``) holds the stylesheets
+  every page uses.
 
 ``search.html`` is no exception: its Pagefind script (``_static/search-page.js``) is a
 module, which browsers defer anyway, and needs none of Sphinx's scripts.
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from docutils import nodes
 
 # Scripts a page loads only when its body contains the pattern (what the script acts on).
 ONLY_WHERE_USED = {
@@ -62,8 +66,12 @@ def lighten_scripts(app, pagename, templatename, context, doctree) -> None:
 
 
 def _stylesheet(app, name: str) -> str | None:
-    """The text of ``_static/<name>``, from the output or the project's static folders, if small enough."""
-    folders = [Path(app.outdir, "_static")] + [Path(app.confdir, p) for p in app.config.html_static_path]
+    """The text of ``_static/<name>``, from the project's static folders or the output, if small enough.
+
+    The project's folders come first: Sphinx copies them into the output only after writing the
+    pages, so the output holds the previous build's copy of a stylesheet just edited.
+    """
+    folders = [Path(app.confdir, p) for p in app.config.html_static_path] + [Path(app.outdir, "_static")]
     for folder in folders:
         path = folder / name
         if path.is_file() and path.stat().st_size <= INLINE_CSS_MAX_BYTES:
@@ -99,8 +107,22 @@ def inline_small_styles(app, pagename, templatename, context, doctree) -> None:
         context["body"] = _BODY_STYLESHEET.sub(replace, context["body"])
 
 
+def note_linked_stylesheets(app, doctree) -> None:
+    """Make a page depend on the small stylesheets its raw HTML links, since their text is written into it.
+
+    Without this an incremental build keeps the old rules in a page after its stylesheet changes.
+    """
+    for node in doctree.findall(nodes.raw):
+        for match in _BODY_STYLESHEET.finditer(node.astext()):
+            for folder in app.config.html_static_path:
+                path = Path(app.confdir, folder, match["name"])
+                if path.is_file():
+                    app.env.note_dependency(str(path))
+
+
 def setup(app):
     """Sphinx entry point."""
+    app.connect("doctree-read", note_linked_stylesheets)
     app.connect("html-page-context", lighten_scripts, priority=900)
     app.connect("html-page-context", inline_small_styles, priority=1000)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
