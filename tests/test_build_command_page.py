@@ -420,6 +420,9 @@ def test_a_gemma3_config_says_sglang_keeps_every_layers_kv(builder_page):
     note = builder_page.locator("#build-command [data-out=sliding-window]")
     assert note.is_visible() and "every layer keeps the KV of every token" in note.inner_text()
     assert "lower bound" not in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    # No speculative decoding at 64 requests: the command sets no graph batch, and the table says so.
+    assert "--cuda-graph-max-bs-decode" not in shown_commands(builder_page)[0]
+    assert "SGLang's default" in builder_page.locator("#build-command .build-command__mem").inner_text()
 
 
 def test_a_hybrid_swa_config_warns_that_the_token_count_is_a_lower_bound(builder_page):
@@ -441,6 +444,7 @@ def test_a_standalone_draft_is_counted_from_its_own_size(builder_page):
                               "draft": builder.standalone_draft("google/gemma-3-1b-it", 1.0, SMALL_DRAFT)}, DATA)["memory"]
     assert "− 2.00 GB" in table and f"{expected['bytes_per_token']:,} B" in table
     assert "embedding is part of its weights" in table
+    assert "declares a shorter one" in builder_page.locator("#bc-why-h + ul").inner_text()
     assert_all_pass(builder_page)
     assert "draft_params=1" in builder_page.url
 

@@ -383,7 +383,7 @@
       notes.push("n-gram: SGLang's NGRAM drafts from text the server generated before and from corpora it loads, not from the prompt alone (" + engine + " matches the prompt); its own flags size the draft, so the tree flags stay unset and `num_speculative_tokens` / `prompt_lookup_min` / `prompt_lookup_max` have no direct counterpart.");
     } else {
       s.draft = { algorithm: algo, path: draftPath, layers: 1 };
-      if (algo === "STANDALONE") notes.push("A separate small draft model is SGLang's `STANDALONE`.");
+      if (algo === "STANDALONE") notes.push("A separate small draft model is SGLang's `STANDALONE`. If its config.json declares a shorter context than the target's, SGLang refuses to start unless `export " + CONTEXT_ENV + "` is set ([why](context-length-override)).");
       if (/speculator/i.test(draftPath || "")) notes.push("Does not carry over: the draft `" + draftPath + "` looks like a checkpoint in vLLM's speculators format (a config.json with `speculators_model_type`), which SGLang " +
         ((window.SGLANG_CHECK_DATA || {}).version || "") + " does not read. Open its config.json; if it has that key, convert the checkpoint first ([draft format conversion](draft-format-conversion)), then give the converted directory as the draft path.");
     }
@@ -478,7 +478,7 @@
       a.push("Does not fit: " + gb(m.target_gb + m.draft_gb) + " of weights per GPU against a static budget of " + gb(m.static_gb) +
              " (`--mem-fraction-static " + MEM_FRACTION + "` × " + gpuGb + " GB). What to change: about " + need +
              " GPUs of this type (more nodes when that is over 8)" +
-             ((s.precision || model.precision) === "bf16" ? ", or an FP8 checkpoint (half the weights)" : "") +
+             ((s.precision || model.precision) === "bf16" ? ", or Weight precision FP8 (half the weights: a published FP8 checkpoint, or `--quantization fp8` at load)" : "") +
              ", or a GPU with more memory ([memory method](recipes-memory-method)).");
     } else if (m.kv_tokens !== null && m.kv_tokens_with_embed !== null && m.kv_tokens_with_embed < 4096 * Math.min(s.concurrency, 8)) {
       a.push("Fits, with little room: " + num(m.kv_tokens_with_embed) + " KV tokens. Lower `--max-running-requests` and `--cuda-graph-max-bs-decode` to the few requests you run, or add GPUs ([out-of-memory recipe](oom-recipe)).");
@@ -496,6 +496,7 @@
              ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
       if (s.workload === "repeats-prompt") n.push("The decision table has no row for output that copies text found only in the prompt (code editing, retrieval): SGLang's NGRAM does not draft from prompts ([where the drafts come from](ngram-sources)) unless you load that text as a corpus ([corpus](ngram-corpus)), which this guide has not tested. Choose \"answers repeat text the server generated before\" only if that is also true.");
     }
+    if (out.algorithm === "STANDALONE") n.push("SGLang builds the STANDALONE draft with the target's context length and refuses to start if the draft's config.json declares a shorter one (`max_position_embeddings`): compare the two configs, and if the draft's is shorter, add `export " + CONTEXT_ENV + "` before the command or pass a `--context-length` no larger than the draft's ([why](context-length-override)).");
     if (out.commands[0].text.indexOf("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") >= 0) n.push("The `export` lets a draft that declares a shorter context than the target start ([why](context-length-override)).");
     if (!out.algorithm) { /* no speculation: the request cap does not apply */ }
     else if (s.concurrency > REQUEST_CAP) n.push("Above " + REQUEST_CAP + " requests the command raises the request cap and the CUDA-graph batch together ([request cap](request-cap)).");
@@ -685,7 +686,7 @@
       ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
       ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–")
         : r.algorithm === "STANDALONE" ? "none: a STANDALONE draft's embedding is part of its weights" : "none"],
-      ["CUDA-graph batch", s.concurrency > REQUEST_CAP ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
+      ["CUDA-graph batch", s.concurrency > REQUEST_CAP && r.algorithm ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
     ];
     var tbody = el("tbody");
     rows.forEach(function (row) {
