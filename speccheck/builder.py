@@ -79,7 +79,7 @@ CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
 # --quantization: sglang/srt/arg_groups/choices.py::QUANTIZATION_CHOICES, "MOE + linear online
 # quantization"). The draft inherits it unless --speculative-draft-model-quantization is set
 # (sglang/srt/arg_groups/serving_hook.py). FP8 arithmetic needs compute capability 8.9 or newer; on
-# 8.0-8.8 (A100, RTX 30xx) SGLang runs FP8 weights through the Marlin kernel, weight-only
+# 8.0-8.8 (A100, RTX 30xx) SGLang runs the FP8 weights of linear layers through the Marlin kernel, weight-only
 # (sglang/srt/layers/quantization/fp8_utils.py::can_auto_enable_marlin_fp8;
 # Fp8Config.get_min_capability is 80, so older GPUs are refused).
 ONLINE_QUANTIZATION = {"fp8": "fp8"}
