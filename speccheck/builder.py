@@ -84,7 +84,7 @@ CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
 # Fp8Config.get_min_capability is 80, so older GPUs are refused).
 ONLINE_QUANTIZATION = {"fp8": "fp8"}
 FP8_NATIVE_SM = 89
-# Architectures whose windowed layers SGLang 0.5.23 gives their own, smaller KV pool ("hybrid SWA"):
+# Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"):
 # sglang/srt/configs/model_config.py::is_hybrid_swa_model (its list, SWA_SINK_ARCHS and
 # MIMO_V2_MODEL_ARCHS), or a text config with ``is_hybrid_swa``. Every other architecture with
 # sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.

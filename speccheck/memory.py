@@ -28,7 +28,7 @@ Sources of the rules (the pinned SGLang):
 Window and linear-attention layers (GPT-OSS, Llama 4, Qwen3-Next) are counted at full cost,
 as the recipe pages do, so their token counts are lower bounds where SGLang gives windowed layers a
 pool of their own (``builder.HYBRID_SWA_ARCHS``; for other windowed architectures, Gemma 2/3 and
-Mistral, SGLang 0.5.23 keeps every layer's KV for every token, as counted here); hybrid linear-attention
+Mistral, the pinned SGLang keeps every layer's KV for every token, as counted here); hybrid linear-attention
 models (attention kind ``hybrid-linear``) get no token count here: the recipe page has it.
 """
 
