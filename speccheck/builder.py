@@ -70,6 +70,35 @@ TREE_ROWS = {
 }
 DEEPSEEK_MTP = {"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}  # decision table: the DeepSeek line
 
+# The environment a separate EAGLE-3 draft model needs: SGLang builds the draft with the target's
+# context length and refuses to start when the draft's config.json declares a shorter one unless this
+# is set (sglang/srt/configs/model_config.py::ModelConfig._derive_context_length; the guide's
+# context-length-override). EAGLE-3 drafts often declare a short context, so every command with one sets it.
+CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+# Online FP8: ``--quantization fp8`` quantizes BF16 weights as they load (a choice of the pinned
+# --quantization: sglang/srt/arg_groups/choices.py::QUANTIZATION_CHOICES, "MOE + linear online
+# quantization"). The draft inherits it unless --speculative-draft-model-quantization is set
+# (sglang/srt/arg_groups/serving_hook.py). FP8 arithmetic needs compute capability 8.9 or newer; on
+# 8.0-8.8 (A100, RTX 30xx) SGLang runs the FP8 weights of linear layers through the Marlin kernel, weight-only
+# (sglang/srt/layers/quantization/fp8_utils.py::can_auto_enable_marlin_fp8;
+# Fp8Config.get_min_capability is 80, so older GPUs are refused).
+ONLINE_QUANTIZATION = {"fp8": "fp8"}
+FP8_NATIVE_SM = 89
+# Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"):
+# sglang/srt/configs/model_config.py::is_hybrid_swa_model (its list, SWA_SINK_ARCHS and
+# MIMO_V2_MODEL_ARCHS), or a text config with ``is_hybrid_swa``. Every other architecture with
+# sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.
+HYBRID_SWA_ARCHS = (
+    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
+    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
+    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
+    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
+    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
+    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+    "UnlimitedOCRForCausalLM",
+)
+
 
 def load() -> dict:
     """docs/_data/recipes.yaml as a dict with ``models``, ``gpus`` and ``scenarios``."""
@@ -127,6 +156,55 @@ def choose_draft(model: dict, override: dict | None = None, workload: str = "cha
                    "DFLASH": "dflash"}.get(algo, "other")
 
 
+def draft_env(draft: dict) -> list[str]:
+    """The ``export`` lines a command needs for ``draft``: :data:`CONTEXT_ENV` for a separate EAGLE-3
+    draft model (algorithm ``EAGLE3`` with a path), else none. The recipes, the builder and the vLLM
+    converter all take it from here."""
+    return [CONTEXT_ENV] if draft.get("algorithm") == "EAGLE3" and draft.get("path") else []
+
+
+def quantization(s: dict, model: dict) -> str | None:
+    """The ``--quantization`` value the command needs so that the weights load at the chosen precision.
+
+    :param s: the scenario (``precision``: bf16, fp8, fp4 or None; ``path``: a checkpoint the reader typed).
+    :returns: ``"fp8"`` (:data:`ONLINE_QUANTIZATION`) when FP8 is chosen for a BF16 checkpoint that the
+        command loads as is (no published FP8 checkpoint, ``fp8_path``, is used and the reader typed no
+        other checkpoint, whose format the builder cannot know); else None. FP4 has no online route here.
+    """
+    chosen = s.get("precision")
+    if not chosen or chosen == model.get("precision") or model.get("precision") != "bf16" or s.get("path"):
+        return None
+    if chosen == "fp8" and model.get("fp8_path"):
+        return None
+    return ONLINE_QUANTIZATION.get(chosen)
+
+
+def standalone_draft(path: str, params_b: float | None = None, config: dict | None = None) -> dict:
+    """A STANDALONE draft entry for :func:`build`: a whole small model with the target's tokenizer.
+
+    :param path: the draft's Hugging Face id or local path.
+    :param params_b: its parameter count, billions (None: estimated from ``config``, else unknown).
+    :param config: its ``config.json`` (optional): the layer count, read as :func:`model_from_config` reads it.
+    :returns: {algorithm, path, gb (BF16 weights, or at the config's precision; absent when the size is
+        unknown), fc_gb 0 (the whole draft is split over TP like the target), layers (its decoder layers;
+        0 when unknown), counted: "all" | "weights" | "kv" | "none"}. :func:`speccheck.memory.memory`
+        counts each draft layer's KV at the target's per-layer cost, as SGLang sizes the pool for
+        STANDALONE (``sglang/srt/model_executor/pool_configurator.py``, ``oom-draft-cost``).
+    :raises KeyError: a config without the fields :func:`model_from_config` requires.
+    """
+    draft = {"algorithm": "STANDALONE", "path": path, "fc_gb": 0.0, "layers": 0}
+    precision = "bf16"
+    if config:
+        dm = model_from_config(config, path)
+        draft["layers"] = dm["layers"]
+        precision = dm["precision"]
+        params_b = params_b or dm["params_b"]
+    if params_b:
+        draft["gb"] = round(params_b * mem.BYTES_PER_PARAM[precision], 3)
+    draft["counted"] = ("all" if draft["layers"] else "weights") if params_b else ("kv" if draft["layers"] else "none")
+    return draft
+
+
 def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, node: int | None,
                  role: str | None) -> list[str]:
     """The flags of one server command, in the recipes' order (each item one line)."""
@@ -140,10 +218,14 @@ def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, n
         f += [f"--nnodes {s['nodes']}", f"--node-rank {node}", f"--dist-init-addr {s.get('dist_init_addr') or DIST_INIT_ADDR}"]
     if model.get("trust_remote_code"):
         f.append("--trust-remote-code")
+    if quantization(s, model):
+        f.append(f"--quantization {quantization(s, model)}")
     if draft["algorithm"]:
         f.append(f"--speculative-algorithm {draft['algorithm']}")
     if draft.get("path"):
         f.append(f"--speculative-draft-model-path {draft['path']}")
+        if quantization(s, model):  # keep the draft in BF16, as counted (oom-quantized-draft)
+            f.append("--speculative-draft-model-quantization unquant")
     if tree:
         f += [f"--speculative-num-steps {tree[0]}", f"--speculative-eagle-topk {tree[1]}",
               f"--speculative-num-draft-tokens {tree[2]}"]
@@ -187,7 +269,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
         decoding), ``algorithm_row``,
         ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
-        (:meth:`speccheck.memory.Memory.as_dict`).
+        (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`).
     :raises KeyError: an unknown model or GPU key.
     """
     data = data or load()
@@ -201,7 +283,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     row = tree_row(s["concurrency"], draft["algorithm"], moe=bool(model.get("moe")), tp=tp, mtp=mtp,
                    deepseek=mtp and (model.get("deepseek_mtp") or model.get("architecture") in DEEPSEEK_MTP))
     tree = TREE_ROWS[row]
-    env = [draft["env"]] if draft.get("env") else []
+    env = draft_env(draft)
     commands = []
     if s.get("pd"):
         for role in ("prefill", "decode"):
@@ -217,7 +299,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     m = mem.memory(model, gpu_gb, tp, precision=s.get("precision"), draft=draft,
                    kv_cache_dtype=s.get("kv_cache_dtype") or "auto")
     return {"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
-            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict()}
+            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model)}
 
 
 def _first(cfg: dict, *names, default=None):
@@ -277,7 +359,11 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
     ``first_k_dense_replace``), the MTP fields (``num_nextn_predict_layers``,
     ``mtp_num_hidden_layers``), ``layer_types`` / ``full_attention_interval`` (linear attention:
     memory not modelled), ``tie_word_embeddings``, ``quantization_config.quant_method``,
-    ``auto_map`` (code shipped with the checkpoint: ``--trust-remote-code``) and ``_name_or_path``.
+    ``auto_map`` (code shipped with the checkpoint: ``--trust-remote-code``), ``_name_or_path`` and the
+    window fields (``sliding_window`` with ``sliding_window_pattern``, ``use_sliding_window`` or
+    ``sliding_attention`` in ``layer_types``: ``sliding_window`` and ``hybrid_swa``, whether SGLang gives
+    the windowed layers their own pool, :data:`HYBRID_SWA_ARCHS`; the KV count stays every layer at
+    full cost).
 
     A field the config leaves out is filled as Hugging Face and SGLang fill it: the class default
     of transformers (:data:`ARCH_DEFAULTS`) when the architecture has one; else the KV head count
@@ -386,6 +472,11 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
         "trust_remote_code": bool(config.get("auto_map") or cfg.get("auto_map")),
         "text_config": sub_key, "assumed": assumed,
     }
+    window = cfg.get("sliding_window")
+    if window and (cfg.get("sliding_window_pattern") or cfg.get("use_sliding_window")
+                   or "sliding_attention" in (cfg.get("layer_types") or [])):
+        model["sliding_window"] = window
+        model["hybrid_swa"] = arch in HYBRID_SWA_ARCHS or bool(cfg.get("is_hybrid_swa"))
     if mtp_layers:
         model["draft"] = {"algorithm": "EAGLE", "layers": 1}
     return model

@@ -18,14 +18,17 @@ Sources of the rules (the pinned SGLang):
   indexer key: the same ``calculate_mla_kv_cache_dim`` and
   ``DefaultPoolConfigurator._compute_dsa_indexer_cell_size``;
 - the draft's layers are added to the cell as if each cost a target layer
-  (``pool_configurator.py``, ``oom-draft-cost``);
+  (``pool_configurator.py``, ``oom-draft-cost``), EAGLE drafts and STANDALONE models alike (a
+  STANDALONE draft's ``layers`` are all its decoder layers: ``builder.standalone_draft``);
 - the draft's ``fc`` layer is a plain ``torch.nn.Linear`` held whole on every GPU, the rest of
   the draft is split like the target: ``sglang/srt/models/llama_eagle3.py::LlamaModel.__init__``;
 - while the pool is sized the draft holds its own embedding copy, vocabulary x hidden x 2 bytes
   (``oom-draft-embed-head``); the recipe pages' token counts leave it out, so it is reported apart.
 
 Window and linear-attention layers (GPT-OSS, Llama 4, Qwen3-Next) are counted at full cost,
-as the recipe pages do, so their token counts are lower bounds; hybrid linear-attention
+as the recipe pages do, so their token counts are lower bounds where SGLang gives windowed layers a
+pool of their own (``builder.HYBRID_SWA_ARCHS``; for other windowed architectures, Gemma 2/3 and
+Mistral, the pinned SGLang keeps every layer's KV for every token, as counted here); hybrid linear-attention
 models (attention kind ``hybrid-linear``) get no token count here: the recipe page has it.
 """
 
@@ -110,8 +113,13 @@ def kv_bytes_per_token(model: dict, tp: int, kv_cache_dtype: str = "auto", draft
 
 
 def embed_copy_gb(model: dict, draft: dict | None) -> float:
-    """The draft's own embedding copy while the pool is sized: vocabulary x hidden x 2 bytes (draft models only)."""
+    """The draft's own embedding copy while the pool is sized: vocabulary x hidden x 2 bytes (draft models only).
+
+    A STANDALONE draft is a whole model whose own embedding is part of its weights (``draft["gb"]``): 0.
+    """
     if not draft or not draft.get("path") or not model.get("vocab_size") or not model.get("hidden_size"):
+        return 0.0
+    if draft.get("algorithm") == "STANDALONE":
         return 0.0
     return model["vocab_size"] * model["hidden_size"] * 2 / 1e9
 

@@ -327,3 +327,125 @@ def test_the_request_cap_is_sglangs():
     from check_command_page import source_extras
 
     assert source_extras()["request_cap"] == builder.REQUEST_CAP
+
+
+# -- Issue 23, trial 3: FP8 on a BF16 checkpoint, sliding windows, STANDALONE drafts, the context env --
+
+SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.11" / "site-packages"
+# microsoft/phi-4's config.json, as job J2 of the trial gave it.
+PHI4 = {"architectures": ["Phi3ForCausalLM"], "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 10,
+        "num_hidden_layers": 40, "vocab_size": 100352, "max_position_embeddings": 16384, "torch_dtype": "bfloat16"}
+# A Gemma-3-27B-shaped text config (the trial's J4) and a 26-layer small model of the same family as its draft.
+GEMMA3 = {"architectures": ["Gemma3ForConditionalGeneration"], "text_config": {
+    "hidden_size": 5376, "head_dim": 128, "intermediate_size": 21504, "num_attention_heads": 32, "num_hidden_layers": 62,
+    "num_key_value_heads": 16, "sliding_window": 1024, "sliding_window_pattern": 6, "vocab_size": 262208}}
+SMALL_DRAFT = {"architectures": ["Gemma3ForCausalLM"], "hidden_size": 1152, "head_dim": 256, "intermediate_size": 6912,
+               "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1, "vocab_size": 262144}
+
+
+def _fp8_phi4(gpu="A100-80GB", **extra):
+    model = builder.model_from_config(PHI4, "microsoft/phi-4")
+    return builder.build(dict({"model": model, "gpu": gpu, "gpus": 1, "concurrency": 1, "precision": "fp8"}, **extra), DATA)
+
+
+def test_fp8_chosen_for_a_bf16_config_adds_online_quantization_and_counts_one_byte_per_weight():
+    out = _fp8_phi4()
+    text = out["commands"][0]["text"]
+    assert out["quantization"] == "fp8" and "--quantization fp8" in text
+    model = builder.model_from_config(PHI4)
+    assert out["memory"]["target_gb"] == pytest.approx(model["params_b"])
+    bf16 = builder.build({"model": model, "gpu": "A100-80GB", "gpus": 1, "concurrency": 1}, DATA)
+    assert bf16["quantization"] is None and "--quantization" not in bf16["commands"][0]["text"]
+
+
+def test_fp8_quantization_is_a_choice_of_the_pinned_parser_and_so_is_unquant_for_the_draft():
+    text = (SITE_PACKAGES / "sglang" / "srt" / "arg_groups" / "choices.py").read_text(encoding="utf-8")
+    choices = re.search(r"QUANTIZATION_CHOICES = \[(.*?)\]", text, re.S).group(1)
+    for value in list(builder.ONLINE_QUANTIZATION.values()) + ["unquant"]:
+        assert f'"{value}"' in choices
+
+
+def test_fp8_weight_only_below_sm89_is_sglangs_rule():
+    text = (SITE_PACKAGES / "sglang" / "srt" / "layers" / "quantization" / "fp8_utils.py").read_text(encoding="utf-8")
+    body = text[text.index("def can_auto_enable_marlin_fp8"):][:400]
+    assert f"return 80 <= sm < {builder.FP8_NATIVE_SM}" in body
+    assert DATA["gpus"]["A100-80GB"]["sm"] < builder.FP8_NATIVE_SM <= DATA["gpus"]["L40S"]["sm"]
+
+
+def test_a_published_fp8_checkpoint_or_a_typed_one_gets_no_quantization_flag():
+    published = builder.build({"model": "qwen3-30b-a3b", "gpu": "H100", "gpus": 1, "concurrency": 1, "precision": "fp8"}, DATA)
+    assert published["quantization"] is None and "Qwen3-30B-A3B-Instruct-2507-FP8" in published["commands"][0]["text"]
+    typed = builder.build({"model": "llama31-8b", "gpu": "H100", "gpus": 1, "concurrency": 1, "precision": "fp8",
+                           "path": "someone/Llama-FP8"}, DATA)
+    assert typed["quantization"] is None and "--quantization" not in typed["commands"][0]["text"]
+
+
+def test_online_fp8_with_a_draft_model_keeps_the_draft_in_bf16():
+    out = builder.build({"model": "llama31-8b", "gpu": "H100", "gpus": 1, "concurrency": 1, "precision": "fp8"}, DATA)
+    text = out["commands"][0]["text"]
+    assert "--quantization fp8" in text and "--speculative-draft-model-quantization unquant" in text
+
+
+def test_every_eagle3_draft_model_gets_the_context_env_and_nothing_else_does():
+    for model in DATA["models"].values():
+        draft = model.get("draft") or {}
+        assert "env" not in draft  # the rule is builder.draft_env, not data
+        assert builder.draft_env(draft) == ([builder.CONTEXT_ENV] if draft.get("algorithm") == "EAGLE3" else [])
+    typed = builder.build({"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 1,
+                           "draft": {"algorithm": "EAGLE3", "path": "someone/draft"}}, DATA)
+    assert typed["commands"][0]["text"].startswith(f"export {builder.CONTEXT_ENV}\n")
+    standalone = builder.build({"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 1,
+                                "draft": builder.standalone_draft("Qwen/Qwen3-0.6B", 0.6)}, DATA)
+    assert "export" not in standalone["commands"][0]["text"]
+
+
+def test_the_context_env_is_the_variable_sglang_reads():
+    text = (SITE_PACKAGES / "sglang" / "srt" / "configs" / "model_config.py").read_text(encoding="utf-8")
+    assert builder.CONTEXT_ENV.split("=")[0] in text[text.index("def _derive_context_length"):][:2000]
+
+
+def test_a_standalone_draft_counts_its_own_weights_and_all_its_layers():
+    target = builder.model_from_config(GEMMA3, "google/gemma-3-27b-it")
+    draft = builder.standalone_draft("google/gemma-3-1b-it", 1.0, SMALL_DRAFT)
+    assert draft["layers"] == 26 and draft["gb"] == 2.0 and draft["counted"] == "all"
+    out = builder.build({"model": target, "gpu": "H100", "gpus": 2, "concurrency": 1, "draft": draft}, DATA)
+    m = out["memory"]
+    assert m["draft_gb"] == pytest.approx(1.0)  # split over TP 2 like the target
+    assert m["embed_copy_gb"] == 0  # its embedding is in its weights
+    assert m["bytes_per_token"] == 2 * 8 * 128 * 2 * (62 + 26)  # every draft layer at the target's per-layer cost
+
+
+def test_a_standalone_draft_of_unknown_size_is_marked_not_counted():
+    draft = builder.standalone_draft("some/draft")
+    assert draft["counted"] == "none" and "gb" not in draft and draft["layers"] == 0
+    assert builder.standalone_draft("some/draft", 1.0)["counted"] == "weights"
+    estimated = builder.standalone_draft("some/draft", None, SMALL_DRAFT)
+    assert estimated["counted"] == "all" and estimated["gb"] > 0
+
+
+def test_the_pool_sizes_standalone_drafts_like_eagle_drafts():
+    text = (SITE_PACKAGES / "sglang" / "srt" / "model_executor" / "pool_configurator.py").read_text(encoding="utf-8")
+    assert "kvc.spec_algorithm.is_eagle() or kvc.spec_algorithm.is_standalone()" in text
+
+
+def test_sliding_window_configs_are_marked_and_gemma3_is_not_a_hybrid_swa_architecture():
+    gemma = builder.model_from_config(GEMMA3)
+    assert gemma["sliding_window"] == 1024 and gemma["hybrid_swa"] is False
+    gpt_oss = builder.model_from_config({"architectures": ["GptOssForCausalLM"], "hidden_size": 2880, "num_hidden_layers": 36,
+                                         "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+                                         "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 18})
+    assert gpt_oss["hybrid_swa"] is True
+    qwen = builder.model_from_config({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "num_hidden_layers": 28,
+                                      "num_attention_heads": 28, "sliding_window": 131072, "use_sliding_window": False})
+    assert "sliding_window" not in qwen
+
+
+def test_hybrid_swa_architectures_are_sglangs_list():
+    text = (SITE_PACKAGES / "sglang" / "srt" / "configs" / "model_config.py").read_text(encoding="utf-8")
+    func = text[text.index("def is_hybrid_swa_model"):text.index("def get_hybrid_layer_ids")]
+    names = set(re.findall(r'"(\w+)"', func[:func.index("if any(")]))
+    for group in ("SWA_SINK_ARCHS", "MIMO_V2_MODEL_ARCHS"):
+        block = text[text.index(f"{group} = "):]
+        names |= set(re.findall(r'"(\w+)"', block[:block.index(")")]))
+    assert names == set(builder.HYBRID_SWA_ARCHS)
+    assert not {"Gemma3ForConditionalGeneration", "Gemma3ForCausalLM", "Gemma2ForCausalLM", "MistralForCausalLM"} & names

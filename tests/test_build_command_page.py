@@ -107,7 +107,22 @@ def test_the_page_and_python_agree_on_other_scenarios(builder_page, scenario):
 CONFIGS = {"dense": NO_RECIPE_CONFIG, "mtp": MTP_CONFIG, "partial-moe": PARTIAL_MOE_CONFIG,
            "partial-new-arch": PARTIAL_NEW_ARCH, "multimodal": MULTIMODAL_CONFIG, "mla-partial": MLA_PARTIAL,
            "deepseek-bare": {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
-                             "num_attention_heads": 128}}
+                             "num_attention_heads": 128},
+           "gemma3-windows": None, "gpt-oss-windows": None}
+
+
+# Trial 3 (issue 23): configs with sliding-window layers, one on SGLang's hybrid-SWA list and one not.
+GEMMA3 = {"architectures": ["Gemma3ForConditionalGeneration"], "_name_or_path": "google/gemma-3-27b-it", "text_config": {
+    "hidden_size": 5376, "head_dim": 128, "intermediate_size": 21504, "num_attention_heads": 32, "num_hidden_layers": 62,
+    "num_key_value_heads": 16, "sliding_window": 1024, "sliding_window_pattern": 6, "vocab_size": 262208}}
+GPT_OSS_LIKE = {"architectures": ["GptOssForCausalLM"], "hidden_size": 2880, "num_hidden_layers": 36, "num_attention_heads": 64,
+                "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128, "vocab_size": 201088,
+                "layer_types": ["sliding_attention", "full_attention"] * 18, "_name_or_path": "org/windowed"}
+SMALL_DRAFT = {"architectures": ["Gemma3ForCausalLM"], "hidden_size": 1152, "head_dim": 256, "intermediate_size": 6912,
+               "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1, "vocab_size": 262144}
+PHI4 = {"architectures": ["Phi3ForCausalLM"], "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 10,
+        "num_hidden_layers": 40, "vocab_size": 100352, "max_position_embeddings": 16384, "torch_dtype": "bfloat16"}
+CONFIGS["gemma3-windows"], CONFIGS["gpt-oss-windows"] = GEMMA3, GPT_OSS_LIKE
 
 
 @pytest.mark.parametrize("name", CONFIGS)
@@ -359,6 +374,102 @@ def test_tensorrt_llm_eagle3_settings_become_an_sglang_command(builder_page):
     out = builder_page.locator("#build-command-vllm [data-out=vllm]")
     assert "--speculative-num-draft-tokens 4" in out.locator("pre").inner_text()
     assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+
+
+# -- Trial 3: FP8 on BF16, sliding windows, STANDALONE drafts, the converter's notes ----------
+
+
+def test_the_page_and_python_agree_on_fp8_standalone_and_typed_eagle3_drafts(builder_page):
+    gemma = builder.model_from_config(GEMMA3)
+    phi = builder.model_from_config(PHI4, "microsoft/phi-4")
+    js_draft = builder_page.evaluate("a => window.sglangBuild.standaloneDraft(a[0], a[1], a[2])", ["google/gemma-3-1b-it", None, SMALL_DRAFT])
+    py_draft = builder.standalone_draft("google/gemma-3-1b-it", None, SMALL_DRAFT)
+    assert js_draft == py_draft
+    for s in ({"model": phi, "gpu": "A100-80GB", "gpus": 1, "concurrency": 1, "precision": "fp8"},
+              {"model": "llama31-8b", "gpu": "H100", "gpus": 1, "concurrency": 1, "precision": "fp8"},
+              {"model": gemma, "gpu": "H100", "gpus": 1, "concurrency": 64, "draft": py_draft},
+              {"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 1, "draft": {"algorithm": "EAGLE3", "path": "x/y"}}):
+        js, py = js_build(builder_page, s), builder.build(s, DATA)
+        same(js, py)
+        assert js["quantization"] == py["quantization"]
+    assert builder_page.evaluate("() => window.sglangBuild.hybridSwaArchs") == list(builder.HYBRID_SWA_ARCHS)
+
+
+def test_fp8_on_a_bf16_config_adds_the_flag_and_names_weight_only_fp8_on_an_a100(builder_page):
+    choose(builder_page, model="config", config=json.dumps(PHI4), path="microsoft/phi-4", precision="fp8",
+           gpu="A100-80GB", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--quantization fp8" in text
+    assert_all_pass(builder_page)
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "has no FP8 arithmetic" in why and "Marlin" in why and "published FP8 checkpoint" in why
+    choose(builder_page, gpu="H100")
+    assert "has no FP8 arithmetic" not in builder_page.locator("#bc-why-h + ul").inner_text()
+
+
+def test_fp8_on_a_24_gb_other_gpu_fits_and_names_the_capability_it_needs(builder_page):
+    choose(builder_page, model="config", config=json.dumps(PHI4), path="microsoft/phi-4", precision="fp8",
+           gpu="other", mem="24", conc="1")
+    assert "--quantization fp8" in shown_commands(builder_page)[0]
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
+    assert "compute capability 8.9 or newer" in builder_page.locator("#bc-why-h + ul").inner_text()
+
+
+def test_a_gemma3_config_says_sglang_keeps_every_layers_kv(builder_page):
+    choose(builder_page, model="config", config=json.dumps(GEMMA3), gpu="H100", conc="64", goal="throughput")
+    note = builder_page.locator("#build-command [data-out=sliding-window]")
+    assert note.is_visible() and "every layer keeps the KV of every token" in note.inner_text()
+    assert "lower bound" not in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    # No speculative decoding at 64 requests: the command sets no graph batch, and the table says so.
+    assert "--cuda-graph-max-bs-decode" not in shown_commands(builder_page)[0]
+    assert "SGLang's default" in builder_page.locator("#build-command .build-command__mem").inner_text()
+
+
+def test_a_hybrid_swa_config_warns_that_the_token_count_is_a_lower_bound(builder_page):
+    choose(builder_page, model="config", config=json.dumps(GPT_OSS_LIKE), gpu="H100", conc="1")
+    warning = builder_page.locator("#build-command [data-out=sliding-window]")
+    assert warning.is_visible() and "lower bound" in warning.inner_text() and "--swa-full-tokens-ratio" in warning.inner_text()
+    assert "lower bound" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+
+
+def test_a_standalone_draft_is_counted_from_its_own_size(builder_page):
+    choose(builder_page, model="config", config=json.dumps(GEMMA3), gpu="H100", conc="1",
+           draft_path="google/gemma-3-1b-it", draft_algo="STANDALONE")
+    assert builder_page.locator("#build-command [data-out=draft-uncounted]").is_visible()
+    assert "not counted" in builder_page.locator("#build-command .build-command__mem").inner_text()
+    choose(builder_page, draft_params="1", draft_config=json.dumps(SMALL_DRAFT))
+    assert builder_page.locator("#build-command [data-out=draft-uncounted]").count() == 0
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    expected = builder.build({"model": builder.model_from_config(GEMMA3), "gpu": "H100", "gpus": 1, "concurrency": 1,
+                              "draft": builder.standalone_draft("google/gemma-3-1b-it", 1.0, SMALL_DRAFT)}, DATA)["memory"]
+    assert "− 2.00 GB" in table and f"{expected['bytes_per_token']:,} B" in table
+    assert "embedding is part of its weights" in table
+    assert "declares a shorter one" in builder_page.locator("#bc-why-h + ul").inner_text()
+    assert_all_pass(builder_page)
+    assert "draft_params=1" in builder_page.url
+
+
+def test_a_speculators_draft_the_context_env_and_max_num_seqs_carry_over_from_vllm(builder_page):
+    builder_page.locator("#bc-vllm").fill(
+        "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 64 --speculative-config "
+        "'{\"method\": \"eagle3\", \"model\": \"RedHatAI/Qwen3-32B-speculator.eagle3\", \"num_speculative_tokens\": 3}'")
+    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
+    command = out.locator("pre").inner_text()
+    assert command.startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
+    assert "--max-running-requests 64" in command and "--cuda-graph-max-bs-decode 64" in command
+    assert "--speculative-num-steps 3" in command and "--speculative-num-draft-tokens 4" in command
+    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+    assert not python_errors(command)
+    notes = out.locator("ul").inner_text()
+    assert "speculators format" in notes and "Does not carry over: the request cap" in notes
+    assert out.locator("a", has_text="draft format conversion").count() == 1
+
+
+def test_a_vllm_draft_without_speculator_in_its_name_gets_no_format_note(builder_page):
+    builder_page.locator("#bc-vllm").fill(VLLM["eagle3"][0])
+    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
+    assert "speculators format" not in out.inner_text()
+    assert out.locator("pre").inner_text().startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
 
 
 # -- Layout and accessibility -------------------------------------------------------------

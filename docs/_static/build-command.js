@@ -55,6 +55,19 @@
     train: ["None of these, and you can train", "train-draft-specforge"],
   };
   var DEEPSEEK_MTP = ["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
+  // builder.py::CONTEXT_ENV, ONLINE_QUANTIZATION, FP8_NATIVE_SM, HYBRID_SWA_ARCHS (sources there)
+  var CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1";
+  var ONLINE_QUANTIZATION = { fp8: "fp8" }, FP8_NATIVE_SM = 89;
+  var HYBRID_SWA_ARCHS = [
+    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
+    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
+    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
+    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
+    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
+    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+    "UnlimitedOCRForCausalLM",
+  ];
 
   // -- Memory: speccheck/memory.py ------------------------------------------------------
   function weightsGb(model, precision) {
@@ -79,6 +92,7 @@
   }
   function embedCopyGb(model, draft) {
     if (!draft || !draft.path || !model.vocab_size || !model.hidden_size) return 0;
+    if (draft.algorithm === "STANDALONE") return 0;
     return model.vocab_size * model.hidden_size * 2 / 1e9;
   }
   function memory(model, gpuGb, tp, opts) {
@@ -124,6 +138,26 @@
     if ((algo === "EAGLE" || algo === "NEXTN") && !draft.path) return [draft, "mtp"];
     return [draft, { EAGLE3: "eagle3", EAGLE: "eagle", STANDALONE: "standalone", NGRAM: "ngram", DFLASH: "dflash" }[algo] || "other"];
   }
+  function draftEnv(draft) {
+    return draft.algorithm === "EAGLE3" && draft.path ? [CONTEXT_ENV] : [];
+  }
+  function quantization(s, model) {
+    var chosen = s.precision;
+    if (!chosen || chosen === model.precision || model.precision !== "bf16" || s.path) return null;
+    if (chosen === "fp8" && model.fp8_path) return null;
+    return ONLINE_QUANTIZATION[chosen] || null;
+  }
+  // builder.py::standalone_draft
+  function standaloneDraft(path, paramsB, config) {
+    var draft = { algorithm: "STANDALONE", path: path, fc_gb: 0, layers: 0 }, precision = "bf16";
+    if (config) {
+      var dm = modelFromConfig(config, path);
+      draft.layers = dm.layers; precision = dm.precision; paramsB = paramsB || dm.params_b;
+    }
+    if (paramsB) draft.gb = Math.round(paramsB * BYTES_PER_PARAM[precision] * 1000) / 1000;
+    draft.counted = paramsB ? (draft.layers ? "all" : "weights") : (draft.layers ? "kv" : "none");
+    return draft;
+  }
   function serverFlags(s, model, draft, tree, tp, dp, node, role) {
     var path = s.path || (s.precision === "fp8" ? model.fp8_path : null) || model.path;
     var f = ["--model-path " + path];
@@ -131,8 +165,10 @@
     if (dp > 1) f.push("--attn-dp-size " + dp);
     if (node !== null) f.push("--nnodes " + s.nodes, "--node-rank " + node, "--dist-init-addr " + (s.dist_init_addr || DIST_INIT_ADDR));
     if (model.trust_remote_code) f.push("--trust-remote-code");
+    if (quantization(s, model)) f.push("--quantization " + quantization(s, model));
     if (draft.algorithm) f.push("--speculative-algorithm " + draft.algorithm);
     if (draft.path) f.push("--speculative-draft-model-path " + draft.path);
+    if (draft.path && quantization(s, model)) f.push("--speculative-draft-model-quantization unquant");
     if (tree) f.push("--speculative-num-steps " + tree[0], "--speculative-eagle-topk " + tree[1], "--speculative-num-draft-tokens " + tree[2]);
     if (s.concurrency > REQUEST_CAP && draft.algorithm) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
     if (model.context_length) f.push("--context-length " + model.context_length);
@@ -156,7 +192,7 @@
     var chosen = chooseDraft(model, s.draft, s.workload), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
     var row = treeRow(s.concurrency, draft.algorithm, { moe: !!model.moe, tp: tp, mtp: mtp,
       deepseek: mtp && !!(model.deepseek_mtp || DEEPSEEK_MTP.indexOf(model.architecture) >= 0) });
-    var tree = TREE_ROWS[row], env = draft.env ? [draft.env] : [], commands = [];
+    var tree = TREE_ROWS[row], env = draftEnv(draft), commands = [];
     if (s.pd) {
       ["prefill", "decode"].forEach(function (role) {
         commands.push({ role: role, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, role)) });
@@ -168,7 +204,7 @@
     }
     var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto" });
     return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
-             tree: tree ? tree.slice() : null, tp: tp, memory: m };
+             tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model) };
   }
 
   // -- A pasted config.json: speccheck/builder.py::model_from_config ---------------------
@@ -267,6 +303,11 @@
                   weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
                   moe: !!experts, hidden_size: h, vocab_size: vocab || null,
                   trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed };
+    var win = cfg.sliding_window;
+    if (win && (cfg.sliding_window_pattern || cfg.use_sliding_window || (cfg.layer_types || []).indexOf("sliding_attention") >= 0)) {
+      model.sliding_window = win;
+      model.hybrid_swa = HYBRID_SWA_ARCHS.indexOf(arch) >= 0 || !!cfg.is_hybrid_swa;
+    }
     if (mtpLayers) model.draft = { algorithm: "EAGLE", layers: 1 };
     model.intermediate_size = inter;
     return model;
@@ -342,8 +383,15 @@
       notes.push("n-gram: SGLang's NGRAM drafts from text the server generated before and from corpora it loads, not from the prompt alone (" + engine + " matches the prompt); its own flags size the draft, so the tree flags stay unset and `num_speculative_tokens` / `prompt_lookup_min` / `prompt_lookup_max` have no direct counterpart.");
     } else {
       s.draft = { algorithm: algo, path: draftPath, layers: 1 };
-      if (algo === "STANDALONE") notes.push("A separate small draft model is SGLang's `STANDALONE`.");
+      if (algo === "STANDALONE") notes.push("A separate small draft model is SGLang's `STANDALONE`. If its config.json declares a shorter context than the target's, SGLang refuses to start unless `export " + CONTEXT_ENV + "` is set ([why](context-length-override)).");
+      if (/speculator/i.test(draftPath || "")) notes.push("Does not carry over: the draft `" + draftPath + "` looks like a checkpoint in vLLM's speculators format (a config.json with `speculators_model_type`), which SGLang " +
+        ((window.SGLANG_CHECK_DATA || {}).version || "") + " does not read. Open its config.json; if it has that key, convert the checkpoint first ([draft format conversion](draft-format-conversion)), then give the converted directory as the draft path.");
     }
+    if (draftEnv(s.draft).length) notes.push("The `export " + CONTEXT_ENV + "` line: SGLang refuses to start when the draft's config.json declares a shorter context than the target's, and EAGLE-3 drafts often do ([why](context-length-override)); vLLM has no such check.");
+    var n = r.flags.max_num_seqs;
+    if (n && n > REQUEST_CAP) notes.push("`--max-num-seqs " + n + "` is `--max-running-requests " + n + "` plus `--cuda-graph-max-bs-decode " + n + "`: above SGLang's cap the two are raised together ([request cap](request-cap)).");
+    else if (n) notes.push("`--max-num-seqs " + n + "`: SGLang's own cap of " + REQUEST_CAP + " running requests with speculative decoding is already at or above it, so no flag is needed; add `--max-running-requests " + n + "` if you want the lower limit ([request cap](request-cap)).");
+    notes.push("Does not carry over: the request cap. With speculative decoding on and `--max-running-requests` unset, SGLang runs at most " + REQUEST_CAP + " requests at once, whatever your vLLM server allowed; for more, set `--max-running-requests` and `--cuda-graph-max-bs-decode` together ([request cap](request-cap)).");
     if (k && algo !== "NGRAM") {
       tree = [k, 1, k + 1];
       notes.push("`" + (engine === "vllm" ? "num_speculative_tokens" : "max_draft_len") + ": " + k + "` (a chain of " + k +
@@ -363,7 +411,8 @@
   }
 
   window.sglangBuild = { build: build, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
-                         fromTrtllm: fromTrtllm, translatedCommand: translatedCommand, estimateEagle3Draft: estimateEagle3Draft };
+                         fromTrtllm: fromTrtllm, translatedCommand: translatedCommand, estimateEagle3Draft: estimateEagle3Draft,
+                         standaloneDraft: standaloneDraft, draftEnv: draftEnv, hybridSwaArchs: HYBRID_SWA_ARCHS };
 
   // -- The page ---------------------------------------------------------------------------
   function el(tag, attrs, text) {
@@ -408,6 +457,14 @@
       var base = typeof s.model === "string" ? D.models[s.model] : s.model;
       var d = { algorithm: v("draft_algo") || "EAGLE3", path: v("draft_path"), layers: 1 };
       if (d.algorithm === "EAGLE3" && base.hidden_size) Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+      if (d.algorithm === "STANDALONE") {
+        var dcfg = null;
+        if (v("draft_config")) {
+          try { dcfg = JSON.parse(v("draft_config")); } catch (e) { problems.push("The draft's config.json cannot be read: " + e.message); }
+        }
+        try { d = standaloneDraft(v("draft_path"), parseFloat(v("draft_params")) > 0 ? parseFloat(v("draft_params")) : null, dcfg); }
+        catch (e) { problems.push("The draft's config.json cannot be read: " + e.message); }
+      }
       s.draft = d;
     }
     return { s: s, problems: problems };
@@ -421,7 +478,7 @@
       a.push("Does not fit: " + gb(m.target_gb + m.draft_gb) + " of weights per GPU against a static budget of " + gb(m.static_gb) +
              " (`--mem-fraction-static " + MEM_FRACTION + "` × " + gpuGb + " GB). What to change: about " + need +
              " GPUs of this type (more nodes when that is over 8)" +
-             ((s.precision || model.precision) === "bf16" ? ", or an FP8 checkpoint (half the weights)" : "") +
+             ((s.precision || model.precision) === "bf16" ? ", or Weight precision FP8 (half the weights: a published FP8 checkpoint, or `--quantization fp8` at load)" : "") +
              ", or a GPU with more memory ([memory method](recipes-memory-method)).");
     } else if (m.kv_tokens !== null && m.kv_tokens_with_embed !== null && m.kv_tokens_with_embed < 4096 * Math.min(s.concurrency, 8)) {
       a.push("Fits, with little room: " + num(m.kv_tokens_with_embed) + " KV tokens. Lower `--max-running-requests` and `--cuda-graph-max-bs-decode` to the few requests you run, or add GPUs ([out-of-memory recipe](oom-recipe)).");
@@ -439,6 +496,7 @@
              ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
       if (s.workload === "repeats-prompt") n.push("The decision table has no row for output that copies text found only in the prompt (code editing, retrieval): SGLang's NGRAM does not draft from prompts ([where the drafts come from](ngram-sources)) unless you load that text as a corpus ([corpus](ngram-corpus)), which this guide has not tested. Choose \"answers repeat text the server generated before\" only if that is also true.");
     }
+    if (out.algorithm === "STANDALONE") n.push("SGLang builds the STANDALONE draft with the target's context length and refuses to start if the draft's config.json declares a shorter one (`max_position_embeddings`): compare the two configs, and if the draft's is shorter, add `export " + CONTEXT_ENV + "` before the command or pass a `--context-length` no larger than the draft's ([why](context-length-override)).");
     if (out.commands[0].text.indexOf("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") >= 0) n.push("The `export` lets a draft that declares a shorter context than the target start ([why](context-length-override)).");
     if (!out.algorithm) { /* no speculation: the request cap does not apply */ }
     else if (s.concurrency > REQUEST_CAP) n.push("Above " + REQUEST_CAP + " requests the command raises the request cap and the CUDA-graph batch together ([request cap](request-cap)).");
@@ -450,7 +508,20 @@
     if (s.pd) n.push("Prefill and decode servers carry the same speculative flags; the accept length is in the decode server's log ([prefill/decode](feat-pd-disaggregation)). The router line is not checked: see the note under it.");
     if (out.commands.length > 1 && !s.pd) n.push("Run the same command on every node, each with its own `--node-rank`; `--dist-init-addr` is node 0's address ([multi-node memory](oom-multi-node)).");
     if (model.attention && model.attention.kind === "hybrid-linear") n.push("Hybrid linear-attention target: the KV token count is not computed here ([hybrid models](feat-hybrid-models)).");
-    if ((s.precision || model.precision) !== model.precision) n.push("Weights counted at " + (s.precision || "").toUpperCase() + ": serve a checkpoint in that format (give its id as checkpoint); whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+    if (out.quantization) {
+      var sm = s.gpu !== "other" && D.gpus[s.gpu] ? D.gpus[s.gpu].sm : null;
+      n.push("`--quantization " + out.quantization + "`: the checkpoint is " + model.precision.toUpperCase() + ", so SGLang quantizes the weights to FP8 as they load, and the memory counts one byte per weight. " +
+             (out.commands[0].text.indexOf("--speculative-draft-model-quantization unquant") >= 0 ? "The draft would inherit the flag; `--speculative-draft-model-quantization unquant` keeps it in BF16, as counted ([quantized drafts](oom-quantized-draft)). " : "") +
+             "A published FP8 checkpoint of the model, where one exists, is the usual route: give its id as Checkpoint and the flag is left out. Whether loading in BF16 and quantizing fits a GPU that holds only the FP8 weights is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ".");
+      if (platform === "rocm") n.push("FP8 on ROCm: which FP8 kernels the GPU gets is not verified here ([platform notes](trouble-platform)).");
+      else if (sm && sm < FP8_NATIVE_SM) n.push(D.gpus[s.gpu].label + " has no FP8 arithmetic (compute capability " + (sm / 10).toFixed(1) + "; FP8 needs 8.9 or newer): SGLang runs the FP8 weights of linear layers through its Marlin kernel, weight-only, so they take half the memory but the matrix products stay in BF16" + (model.moe ? "; how the MoE experts run there is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") : "") + ".");
+      else if (!sm) n.push("FP8 arithmetic needs compute capability 8.9 or newer (L40S, RTX 40xx, H100 and later); on 8.0 to 8.8 (A100, RTX 30xx) SGLang runs the FP8 weights of linear layers weight-only through its Marlin kernel, and older GPUs are refused.");
+    } else if ((s.precision || model.precision) !== model.precision) {
+      n.push("Weights counted at " + (s.precision || "").toUpperCase() + " but the checkpoint is " + model.precision.toUpperCase() + ": " +
+             (s.path ? "the page cannot tell the format of the checkpoint you typed; if it is " + model.precision.toUpperCase() + (s.precision === "fp8" ? ", add `--quantization fp8`" : ", serve a checkpoint in the chosen format") + ". "
+               : s.precision === "fp4" ? "the builder has no load-time FP4 route; serve a published FP4 checkpoint (give its id as Checkpoint). " : "serve a checkpoint in that format (give its id as Checkpoint). ") +
+             "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+    }
     if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
     if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
     // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
@@ -484,6 +555,12 @@
         "Each value is what Hugging Face and SGLang would use for a config.json without that field: right if the model's own config.json lacks it too, wrong if it was left out of what you pasted. Paste the whole config.json from the model's page to be sure."));
       w.push(box);
     }
+    if (model.sliding_window) w.push(el("p", { "class": model.hybrid_swa ? "build-command__warning" : "build-command__note", role: "note", "data-out": "sliding-window" },
+      model.hybrid_swa
+        ? "Sliding-window layers (window " + num(model.sliding_window) + "): the KV figures count every layer at full cost, so the KV token count below is a lower bound. SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") +
+          " gives this architecture's windowed layers a pool of their own, sized from the full layers' pool by `--swa-full-tokens-ratio` (0.8 when unset), and reports both in its start-up log (`full_layer_tokens=`, `swa_layer_tokens=`); this page does not model that pool ([sliding-window targets](ix-kv-memory-swa))."
+        : "Sliding-window layers (window " + num(model.sliding_window) + "): SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") + " does not give `" + model.architecture +
+          "` a separate pool for its windowed layers (the architecture is not in its hybrid sliding-window list), so every layer keeps the KV of every token, as counted below; the windows shorten attention, not the KV cache ([sliding-window targets](ix-kv-memory-swa))."));
     if (model.text_config) w.push(el("p", { "class": "build-command__note", "data-out": "text-config" },
       "Read the language model's fields from `" + model.text_config + "` of your config.json, as SGLang does for multimodal models."));
     if (model.path_source === "placeholder" && !s.path) w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "placeholder" },
@@ -520,6 +597,7 @@
     configField.hidden = form.elements.model.value !== "config";
     root.querySelector("[data-when=other-gpu]").hidden = form.elements.gpu.value !== "other";
     root.querySelector("[data-when=lora]").hidden = !form.elements.lora.checked;
+    root.querySelector("[data-when=standalone]").hidden = form.elements.draft_algo.value !== "STANDALONE";
     saveState(form);
     out.textContent = "";
     var read = readForm(form), s = read.s;
@@ -550,11 +628,20 @@
     var caveats = [];
     if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
     if (placeholder) caveats.push("replace the placeholder model path");
+    var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
+    if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
+    if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
     out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
       !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
         : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
+    if (uncounted) out.appendChild(el("p", { "class": "build-command__warning", role: "note", "data-out": "draft-uncounted" },
+      s.draft.counted === "none"
+        ? "The STANDALONE draft is not counted in the memory below: its size is unknown. A STANDALONE draft is a whole model: give its parameter count (Draft parameters) and paste its config.json for its layers."
+        : s.draft.counted === "weights"
+          ? "The STANDALONE draft's weights are counted, its KV cache is not: paste its config.json so that its layers are counted."
+          : "The STANDALONE draft's KV layers are counted, its weights are not: give its parameter count (Draft parameters)."));
     if (s.pd) {
       // The flags of SGLang's own prefill/decode test (disaggregation_fixture.py::launch_lb), without its --mini-lb.
       var router = "python -m sglang_router.launch_router --pd-disaggregation \\\n  --prefill http://" + PD_HOSTS[0] + ":" + PORT + " \\\n  --decode http://" + PD_HOSTS[1] + ":" + PORT + " \\\n  --host 0.0.0.0 --port 8000";
@@ -589,12 +676,17 @@
     var rows = [
       ["Static budget (`--mem-fraction-static " + MEM_FRACTION + "`)", gb(m.static_gb)],
       ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
-      ["Draft weights", m.draft_gb ? "− " + gb(m.draft_gb) : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm ? "none" : "none: no speculative decoding")],
+      ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
+        : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
+          : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
-      ["KV bytes per token per GPU, draft layers included", m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
+      ["KV bytes per token per GPU, draft layers included" + (r.algorithm === "STANDALONE" && s.draft && s.draft.layers
+        ? " (the draft's " + s.draft.layers + " layers at the target's cost per layer, as SGLang sizes the pool: [draft cost](oom-draft-cost))" : ""),
+       m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
       ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
-      ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–") : "none"],
-      ["CUDA-graph batch", s.concurrency > REQUEST_CAP ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
+      ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–")
+        : r.algorithm === "STANDALONE" ? "none: a STANDALONE draft's embedding is part of its weights" : "none"],
+      ["CUDA-graph batch", s.concurrency > REQUEST_CAP && r.algorithm ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
     ];
     var tbody = el("tbody");
     rows.forEach(function (row) {
@@ -648,7 +740,7 @@
 
   // -- State in the URL -----------------------------------------------------------------
   var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "workload", "platform",
-                "draft_path", "draft_algo", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
+                "draft_path", "draft_algo", "draft_params", "draft_config", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
   function saveState(form) {
     var q = new URLSearchParams();
     FIELDS.forEach(function (n) {

@@ -38,6 +38,7 @@ LINKS = [
     "bench-baseline", "feat-structured-output", "feat-reasoning", "feat-lora", "feat-pd-disaggregation",
     "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
     "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
+    "oom-quantized-draft", "draft-format-conversion", "ix-kv-memory-swa", "feat-multimodal",
 ]
 
 
