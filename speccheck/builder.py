@@ -30,6 +30,7 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -98,6 +99,30 @@ HYBRID_SWA_ARCHS = (
     "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
     "UnlimitedOCRForCausalLM",
 )
+
+
+@functools.lru_cache(maxsize=1)
+def eagle3_targets() -> tuple[str, ...]:
+    """The model classes that can feed an EAGLE-3 draft in the pinned SGLang
+    (:func:`speccheck.interactions.eagle3_target_classes`, read from the installed wheel; the page's data
+    file carries the same list as ``eagle3_targets``)."""
+    from speccheck.interactions import eagle3_target_classes
+
+    return tuple(eagle3_target_classes())
+
+
+def can_feed_eagle3(model: dict, targets=None) -> bool | None:
+    """Whether the target ``model`` (its ``architecture``) can feed an EAGLE-3 draft.
+
+    :param targets: class names (default :func:`eagle3_targets`).
+    :returns: None when the architecture is unknown (no ``architecture``, or ``"?"``), else whether it is
+        one of ``targets``. Without the hook, an EAGLE-3 draft cannot be attached
+        (docs/reference/interactions/model-architectures.md).
+    """
+    arch = model.get("architecture")
+    if not arch or arch == "?":
+        return None
+    return arch in (eagle3_targets() if targets is None else targets)
 
 
 def load() -> dict:
@@ -269,7 +294,8 @@ def build(s: dict, data: dict | None = None) -> dict:
     :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
         decoding), ``algorithm_row``,
         ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
-        (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`).
+        (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`),
+        ``eagle3_target`` (:func:`can_feed_eagle3`, with ``data['eagle3_targets']`` when present).
     :raises KeyError: an unknown model or GPU key.
     """
     data = data or load()
@@ -299,7 +325,8 @@ def build(s: dict, data: dict | None = None) -> dict:
     m = mem.memory(model, gpu_gb, tp, precision=s.get("precision"), draft=draft,
                    kv_cache_dtype=s.get("kv_cache_dtype") or "auto")
     return {"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
-            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model)}
+            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
+            "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
 
 
 def _first(cfg: dict, *names, default=None):

@@ -655,3 +655,35 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def eagle3_target_classes(root: Path | None = None) -> list[str]:
+    """Names of the model classes of the pinned SGLang that can feed an EAGLE-3 draft, sorted.
+
+    A class qualifies when it defines ``set_eagle3_layers_to_capture`` (the hook the EAGLE-3 worker calls
+    to capture the target's hidden states, :data:`TARGET_HOOKS`; these are the map's ``model-class``
+    points with that hook) or inherits it from such a class (``MistralForCausalLM(LlamaForCausalLM)``):
+    the bases are read by name over every module of ``sglang/srt/models/``.
+
+    :param root: a folder laid out like ``site-packages`` (default: the pinned wheel in this environment).
+    :raises RuntimeError: no root given and SGLang is not installed.
+    """
+    models = (root or site_packages()) / "sglang" / "srt" / "models"
+    bases: dict[str, set[str]] = {}
+    qualified: set[str] = set()
+    for path in sorted(models.glob("*.py")):
+        for cls in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            bases.setdefault(cls.name, set()).update(ast.unparse(b).rsplit(".", 1)[-1] for b in cls.bases)
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == TARGET_HOOKS[0]
+                   for s in cls.body):
+                qualified.add(cls.name)
+    grown = True
+    while grown:
+        grown = False
+        for name, parents in bases.items():
+            if name not in qualified and parents & qualified:
+                qualified.add(name)
+                grown = True
+    return sorted(qualified)

@@ -449,3 +449,37 @@ def test_hybrid_swa_architectures_are_sglangs_list():
         names |= set(re.findall(r'"(\w+)"', block[:block.index(")")]))
     assert names == set(builder.HYBRID_SWA_ARCHS)
     assert not {"Gemma3ForConditionalGeneration", "Gemma3ForCausalLM", "Gemma2ForCausalLM", "MistralForCausalLM"} & names
+
+
+# Trial 4: a target class without the EAGLE-3 capture hook gets no "train an EAGLE-3 draft" advice.
+# A Granite-shaped config (only its class matters here).
+GRANITE_CONFIG = {"architectures": ["GraniteForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 40,
+                  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 12800, "vocab_size": 49155}
+
+
+def test_the_eagle3_target_classes_are_the_classes_with_the_capture_hook_and_their_subclasses():
+    from speccheck import interactions
+
+    targets = builder.eagle3_targets()
+    hooked = {p.qualname for p in interactions.load()
+              if p.kind == "model-class" and "set_eagle3_layers_to_capture" in p.detail.get("target_hooks", [])}
+    assert hooked <= set(targets)  # every class the interaction map lists with the hook
+    # MistralForCausalLM(LlamaForCausalLM) inherits the hook; Granite and Gemma 2 define none.
+    assert "MistralForCausalLM" in targets and "MistralForCausalLM" not in hooked
+    assert "GraniteForCausalLM" not in targets and "Gemma2ForCausalLM" not in targets
+
+
+def test_every_recipe_model_with_a_published_eagle3_draft_can_feed_it():
+    for key, model in DATA["models"].items():
+        if (model.get("draft") or {}).get("algorithm") == "EAGLE3":
+            assert builder.can_feed_eagle3(model) is True, key
+
+
+def test_the_train_row_says_whether_the_target_can_feed_an_eagle3_draft():
+    granite = builder.build({"model": builder.model_from_config(GRANITE_CONFIG, "org/granite-like"),
+                             "gpu": "H100", "gpus": 1, "concurrency": 1}, DATA)
+    assert granite["algorithm_row"] == "train" and granite["eagle3_target"] is False
+    llama = builder.build({"model": _no_draft_llama(), "gpu": "H100", "gpus": 1, "concurrency": 1}, DATA)
+    assert llama["algorithm_row"] == "train" and llama["eagle3_target"] is True
+    unknown = dict(builder.model_from_config({k: v for k, v in GRANITE_CONFIG.items() if k != "architectures"}))
+    assert builder.can_feed_eagle3(unknown) is None

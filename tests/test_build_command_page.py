@@ -75,7 +75,7 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target"):
         assert js[key] == py[key], key
     for key, value in py["memory"].items():
         if isinstance(value, float):
@@ -199,6 +199,20 @@ def test_chat_without_a_draft_gives_no_ngram_but_the_train_row_and_a_checked_bas
     assert_all_pass(builder_page)
     why = builder_page.locator("#bc-why-h + ul").inner_text()
     assert "None of these, and you can train" in why and "NGRAM" not in why.split("\n")[0]
+
+
+def test_a_target_class_without_the_eagle3_hook_is_told_not_to_train_an_eagle3_draft(builder_page):
+    from test_build_command import GRANITE_CONFIG
+
+    choose(builder_page, model="config", config=json.dumps(GRANITE_CONFIG), path="org/granite-like",
+           gpu="L40S", conc="1", workload="chat")
+    assert "--speculative" not in shown_commands(builder_page)[0]
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "do not train an EAGLE-3 draft" in why and "GraniteForCausalLM" in why and "STANDALONE" in why
+    assert builder_page.locator("#bc-why-h + ul a", has_text="target classes").count() == 1
+    # A class with the hook (Qwen2ForCausalLM) keeps the row's advice.
+    choose(builder_page, config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct")
+    assert "do not train an EAGLE-3 draft" not in builder_page.locator("#bc-why-h + ul").inner_text()
 
 
 def test_output_that_copies_the_prompt_is_said_to_have_no_row(builder_page):
@@ -360,6 +374,21 @@ def test_a_vllm_command_becomes_an_sglang_command_that_passes_the_check(builder_
     assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
     assert not python_errors(command)
     assert "engine mapping" in out.inner_text()
+
+
+def test_a_converted_checkpoint_of_a_recipe_models_architecture_takes_the_recipes_model_flags(builder_page):
+    # deepseek-ai/DeepSeek-V3 is not a recipe's path, but its architecture (the check's model table) is the
+    # DeepSeek-V3 and Kimi K2 recipes', whose model entries both set trust_remote_code.
+    builder_page.locator("#bc-vllm").fill(
+        "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
+        "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'")
+    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
+    command = out.locator("pre").inner_text()
+    assert "--model-path deepseek-ai/DeepSeek-V3 " in command + " "
+    assert DATA["models"]["deepseek-v3"]["trust_remote_code"] and "--trust-remote-code" in command
+    assert "from the recipes for" in out.inner_text()
+    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+    assert not python_errors(command)
 
 
 def test_a_vllm_method_without_counterpart_is_named(builder_page):

@@ -204,7 +204,15 @@
     }
     var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto" });
     return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
-             tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model) };
+             tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
+             eagle3_target: canFeedEagle3(model) };
+  }
+  // speccheck/builder.py::can_feed_eagle3: null for an unknown architecture, else whether the class is one of
+  // the pinned SGLang's classes with the EAGLE-3 capture hook (D.eagle3_targets, written at build time).
+  function canFeedEagle3(model) {
+    var arch = model.architecture;
+    if (!arch || arch === "?") return null;
+    return (D.eagle3_targets || []).indexOf(arch) >= 0;
   }
 
   // -- A pasted config.json: speccheck/builder.py::model_from_config ---------------------
@@ -397,8 +405,30 @@
       notes.push("`" + (engine === "vllm" ? "num_speculative_tokens" : "max_draft_len") + ": " + k + "` (a chain of " + k +
                  " draft tokens) is `--speculative-num-steps " + k + " --speculative-eagle-topk 1 --speculative-num-draft-tokens " + (k + 1) + "` (SGLang counts the verified root token in the draft tokens).");
     }
+    if (typeof s.model === "object") recipeModelFlags(s.model, notes);
     if (r.flags.trust_remote_code && typeof s.model === "object") s.model.trust_remote_code = true;
     return { scenario: s, tree: tree, notes: notes };
+  }
+  // Model-level fields of the recipes' data (D.models, docs/_data/recipes.yaml) that serverFlags writes as flags.
+  var MODEL_FLAG_FIELDS = { trust_remote_code: "--trust-remote-code", dtype_flag: "--dtype", context_length: "--context-length" };
+  // A converted target that is not a recipe's checkpoint but has a recipe model's architecture (the check's
+  // model table, SGLANG_CHECK_DATA.architectures): copy the recipe models' model-level fields into `model`
+  // when every recipe model of that architecture agrees on them, and say where they came from.
+  function recipeModelFlags(model, notes) {
+    var arch = ((window.SGLANG_CHECK_DATA || {}).architectures || {})[model.path];
+    var keys = Object.keys(D.models).filter(function (k) { return arch && D.models[k].architecture === arch; });
+    if (!keys.length) return;
+    model.architecture = arch;
+    var taken = [];
+    Object.keys(MODEL_FLAG_FIELDS).forEach(function (field) {
+      var values = keys.map(function (k) { return D.models[k][field] === undefined ? null : D.models[k][field]; });
+      if (values[0] === null || values.some(function (v) { return v !== values[0]; })) return;
+      model[field] = values[0];
+      taken.push("`" + MODEL_FLAG_FIELDS[field] + (values[0] === true ? "" : " " + values[0]) + "`");
+    });
+    if (taken.length) notes.push(taken.join(", ") + ": from the recipe" + (keys.length > 1 ? "s" : "") + " for " +
+      keys.map(function (k) { return "`" + D.models[k].path + "`"; }).join(", ") +
+      ", which use the same architecture (`" + arch + "`); SGLang needs them whatever vLLM was given.");
   }
   function translatedCommand(t) {
     var out = build(t.scenario), text = out.commands[0].text;
@@ -493,7 +523,11 @@
     if (out.algorithm_row === "train") {
       n.push("No speculative decoding in this command: the target has no draft model and no MTP layer, and NGRAM's row needs answers that repeat text the server generated before, which " +
              (s.workload === "repeats-prompt" ? "output copied from the prompt is not" : "open-ended chat does not") +
-             ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)). Until then this command is your baseline ([baseline](bench-baseline)).");
+             ". Before training, look for a published draft for your exact target in [model pairs](model-pairs) and give it above (the table's EAGLE-3 and DFlash rows come first). " +
+             (out.eagle3_target === false
+               ? "Without one, do not train an EAGLE-3 draft for this target: its class `" + model.architecture + "` has no EAGLE-3 hidden-state capture hook (`set_eagle3_layers_to_capture`) in SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") + ", so an EAGLE-3 draft cannot be attached to it ([target classes](ix-model-architectures-targets)). If a small model with the same tokenizer and vocabulary exists, give it above as a STANDALONE draft ([standalone](standalone-howto)); otherwise run without speculative decoding."
+               : "Without one, the row is \"None of these, and you can train\": [train an EAGLE-3 draft](train-draft-specforge); or, if a small model with the same tokenizer exists, give it above as a STANDALONE draft ([standalone](standalone-howto)).") +
+             " Until then this command is your baseline ([baseline](bench-baseline)).");
       if (s.workload === "repeats-prompt") n.push("The decision table has no row for output that copies text found only in the prompt (code editing, retrieval): SGLang's NGRAM does not draft from prompts ([where the drafts come from](ngram-sources)) unless you load that text as a corpus ([corpus](ngram-corpus)), which this guide has not tested. Choose \"answers repeat text the server generated before\" only if that is also true.");
     }
     if (out.algorithm === "STANDALONE") n.push("SGLang builds the STANDALONE draft with the target's context length and refuses to start if the draft's config.json declares a shorter one (`max_position_embeddings`): compare the two configs, and if the draft's is shorter, add `export " + CONTEXT_ENV + "` before the command or pass a `--context-length` no larger than the draft's ([why](context-length-override)).");

@@ -6,6 +6,8 @@ extension writes after the HTML build:
 
 - ``models``, ``gpus``, ``scenarios``: ``docs/_data/recipes.yaml`` as it is (the recipe
   scenarios; :mod:`speccheck.builder` composes the same commands in Python);
+- ``eagle3_targets``: the model classes that can feed an EAGLE-3 draft in the pinned SGLang
+  (:func:`speccheck.builder.eagle3_targets`, read from the installed wheel);
 - ``links``: the URL (relative to the page) of every guide section the page's results link to,
   resolved from their labels; a missing label fails the build.
 
@@ -21,6 +23,8 @@ import json
 from pathlib import Path
 
 import yaml
+
+from speccheck import builder
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "_data" / "recipes.yaml"
@@ -39,6 +43,7 @@ LINKS = [
     "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
     "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
     "oom-quantized-draft", "draft-format-conversion", "ix-kv-memory-swa", "feat-multimodal",
+    "ix-model-architectures-targets",
 ]
 
 
@@ -70,6 +75,7 @@ def _write(app, exception) -> None:
     try:
         data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
         data["links"] = _links(app)
+        data["eagle3_targets"] = list(builder.eagle3_targets())
     except Exception as exc:
         raise ExtensionError(f"build_command_page: cannot write the page's data: {exc}", modname=__name__) from exc
     out = Path(app.outdir) / "_static" / OUTPUT
