@@ -412,10 +412,10 @@
   // Model-level fields of the recipes' data (D.models, docs/_data/recipes.yaml) that serverFlags writes as flags.
   var MODEL_FLAG_FIELDS = { trust_remote_code: "--trust-remote-code", dtype_flag: "--dtype", context_length: "--context-length" };
   // A converted target that is not a recipe's checkpoint but has a recipe model's architecture (the check's
-  // model table, SGLANG_CHECK_DATA.architectures): copy the recipe models' model-level fields into `model`
+  // model table, SGLANG_CHECK_DATA.facts.architectures): copy the recipe models' model-level fields into `model`
   // when every recipe model of that architecture agrees on them, and say where they came from.
   function recipeModelFlags(model, notes) {
-    var arch = ((window.SGLANG_CHECK_DATA || {}).architectures || {})[model.path];
+    var arch = (((window.SGLANG_CHECK_DATA || {}).facts || {}).architectures || {})[model.path];
     var keys = Object.keys(D.models).filter(function (k) { return arch && D.models[k].architecture === arch; });
     if (!keys.length) return;
     model.architecture = arch;
