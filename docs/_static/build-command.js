@@ -428,7 +428,7 @@
     });
     if (taken.length) notes.push(taken.join(", ") + ": from the recipe" + (keys.length > 1 ? "s" : "") + " for " +
       keys.map(function (k) { return "`" + D.models[k].path + "`"; }).join(", ") +
-      ", which use the same architecture (`" + arch + "`); SGLang needs them whatever vLLM was given.");
+      ", which use the same architecture (`" + arch + "`): the converted command keeps the recipes' model-level flags.");
   }
   function translatedCommand(t) {
     var out = build(t.scenario), text = out.commands[0].text;
