@@ -210,6 +210,7 @@ def test_a_target_class_without_the_eagle3_hook_is_told_not_to_train_an_eagle3_d
     why = builder_page.locator("#bc-why-h + ul").inner_text()
     assert "do not train an EAGLE-3 draft" in why and "GraniteForCausalLM" in why and "STANDALONE" in why
     assert builder_page.locator("#bc-why-h + ul a", has_text="target classes").count() == 1
+    assert "cannot feed an EAGLE-3 draft" in builder_page.locator("#build-command [data-out=algorithm]").inner_text()
     # A class with the hook (Qwen2ForCausalLM) keeps the row's advice.
     choose(builder_page, config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct")
     assert "do not train an EAGLE-3 draft" not in builder_page.locator("#bc-why-h + ul").inner_text()

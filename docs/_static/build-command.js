@@ -695,7 +695,10 @@
     var ul = el("ul");
     var at = ALGO_TEXT[r.algorithm_row] || ["Your choice of draft", "decision-algorithm"];
     ul.appendChild(el("li", { "data-out": "algorithm" }, (r.algorithm ? "Algorithm `" + r.algorithm + "`" : "No speculative decoding") +
-      ": [decision table](decision-algorithm), row \"" + at[0] + "\" ([how-to](" + at[1] + "))."));
+      ": [decision table](decision-algorithm), row \"" + at[0] + "\" " +
+      (r.algorithm_row === "train" && r.eagle3_target === false
+        ? "(but this target cannot feed an EAGLE-3 draft: [standalone](standalone-howto) is the route with a draft)."
+        : "([how-to](" + at[1] + ")).")));
     var rt = ROW_TEXT[r.tree_row];
     ul.appendChild(el("li", {}, !r.algorithm ? "No draft tree: the [starting tree](decision-starting-tree) applies only with speculative decoding."
       : (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
