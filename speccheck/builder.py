@@ -24,6 +24,9 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
 - multi-node: ``--nnodes``, ``--node-rank``, ``--dist-init-addr`` (pinned server arguments), one
   command per node; prefill/decode: ``--disaggregation-mode prefill|decode`` with the same
   speculative flags on both (``feat-pd-disaggregation``).
+- EAGLE-3 capability: only a target class with ``set_eagle3_layers_to_capture`` (its own or inherited)
+  can feed an EAGLE-3 draft (:func:`can_feed_eagle3`); for the row "None of these, and you can train" the
+  page then points to STANDALONE or no speculation instead of training an EAGLE-3 draft.
 - LoRA: allowed with NGRAM, EAGLE (NEXTN), EAGLE3, DFLASH, DSPARK only
   (``sglang/srt/arg_groups/lora_hook.py::check_lora_speculative_compatibility``).
 """
