@@ -44,6 +44,10 @@ def test_the_bad_pages_fail_the_build(bad_build):
     assert bad_build.returncode != 0
 
 
+def test_a_release_reference_to_an_undeclared_change_names_page_and_line(bad_build):
+    assert_warns(bad_build, "bad-release-reference.md", 5, "{{ since:no-such-change }}", "names no change")
+
+
 def test_an_ambiguous_flag_fails_with_the_parsers_message(bad_build):
     assert_warns(bad_build, "bad-cuda-graph-max-bs.md", 6,
                  "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode")
