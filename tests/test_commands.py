@@ -852,6 +852,17 @@ def test_a_dflash_window_checked_against_an_unread_draft_block_size_is_undecided
     assert not speccheck.check_command(DFLASH + " --speculative-num-draft-tokens 4")
 
 
+def test_a_dspark_draft_token_count_checked_against_an_unread_gamma_is_undecided():
+    """_handle_dspark compares --speculative-num-draft-tokens with gamma + 1, gamma from the draft's
+    config.json unless --speculative-dspark-block-size gives it: the same rule as DFLASH's window,
+    found by running the hook with other stand-in drafts (startup.DRAFT_CONFIG_VARIANTS)."""
+    base = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm DSPARK "
+            "--speculative-draft-model-path some/dspark-draft --speculative-num-draft-tokens 5")
+    assert [(d.severity, d.rule) for d in speccheck.check_command(base)] == [("undecided", "undecided-file")]
+    assert [d.rule for d in speccheck.check_command(base + " --speculative-dspark-block-size 5")] == ["dspark"]
+    assert not speccheck.check_command(base + " --speculative-dspark-block-size 4")
+
+
 def test_a_stray_dash_word_is_named_once_and_a_list_flag_loses_all_its_values():
     """argparse reads "-1" as a value, so "--max-total-tokens 4096 -1" has one stray word; after a
     refused list value ("--cuda-graph-bs-prefill - -") the check drops every value of the flag
