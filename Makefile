@@ -46,10 +46,18 @@ $(BIN)/.installed: requirements.lock requirements-pinned.lock pyproject.toml
 
 venv: $(BIN)/.installed ## Create or refresh .venv from the locks (hashes checked).
 
+# uv rewrites a lock even when nothing in it changed; a lock whose text is the same keeps its old
+# modification time, so .venv (which depends on the locks) is not rebuilt for nothing.
+define compile_lock
+	@mkdir -p $(BUILDDIR) && cp -p $(2) $(BUILDDIR)/$(2).before
+	$(BIN)/uv pip compile $(LOCK_FLAGS) $(1) -o $(2)
+	@cmp -s $(2) $(BUILDDIR)/$(2).before && touch -r $(BUILDDIR)/$(2).before $(2); rm -f $(BUILDDIR)/$(2).before
+endef
+
 lock: $(BIN)/.installed ## Rewrite the locks from requirements*.txt (UPGRADE=1 also moves unpinned dependencies).
-	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements.txt -o requirements.lock
-	$(BIN)/uv pip compile $(LOCK_FLAGS) --no-deps requirements-pinned.txt -o requirements-pinned.lock
-	$(BIN)/uv pip compile $(LOCK_FLAGS) requirements-lab.txt -o requirements-lab.lock
+	$(call compile_lock,requirements.txt,requirements.lock)
+	$(call compile_lock,--no-deps requirements-pinned.txt,requirements-pinned.lock)
+	$(call compile_lock,requirements-lab.txt,requirements-lab.lock)
 
 html: $(BIN)/.installed ## Build the site into _build/html (warnings are errors).
 	@mkdir -p $(BUILDDIR)

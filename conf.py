@@ -7,6 +7,7 @@ Makefile runs ``sphinx-build -c . docs _build/html``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import re
 import sys
@@ -83,6 +84,19 @@ extensions = [
 exclude_patterns = ["**.ipynb_checkpoints", "_templates", "_static", "_inventories", "_data"]
 templates_path = ["docs/_templates"]  # paths here are relative to this file
 nitpicky = True
+
+# Sphinx tracks pages and the data files directives declare, not the Python that renders
+# them: a digest of that code is a configuration value with rebuild "env", so an edited
+# extension or checker module makes the next incremental build read every page again.
+project_code_digest = hashlib.sha256(b"".join(
+    f.relative_to(ROOT).as_posix().encode() + f.read_bytes()
+    for f in sorted([*(ROOT / "sphinxext").rglob("*.py"), *(ROOT / "speccheck").rglob("*.py")])
+)).hexdigest()
+
+
+def setup(app) -> None:
+    app.add_config_value("project_code_digest", "", "env", types=[str])
+
 
 # -- MyST ----------------------------------------------------------------------
 html_math_renderer = "mathml"  # sphinxext/content/mathml.py

@@ -207,6 +207,54 @@ def history(declared: dict, trees: dict[str, Path]) -> dict:
     return {"releases": releases, "changes": changes}
 
 
+RELEASE_REFERENCE = re.compile(r"\{\{\s*(since|before|last):([A-Za-z0-9_.-]+)\s*\}\}")
+# A code span holding nothing but a reference shows the syntax (contributing pages) and is kept.
+_RELEASE_TOKEN = re.compile(r"`\{\{\s*(?:since|before|last):[A-Za-z0-9_.-]+\s*\}\}`|" + RELEASE_REFERENCE.pattern)
+
+
+def substitute_releases(text: str, history_data: dict) -> str:
+    """``text`` with each ``{{ since:ID }}``, ``{{ before:ID }}`` and ``{{ last:ID }}`` replaced by a release.
+
+    A page that states a per-release range of a declared change writes it this way, so that
+    ``make behaviour-history`` re-dates the page when the pin moves (one place per fact).
+
+    :param text: a page's source.
+    :param history_data: the JSON of :data:`HISTORY` (``{"releases": [...], "changes": [...]}``).
+    :returns: ``since:ID`` -> the first release of the change's last run (``release``);
+        ``before:ID`` -> the release just before that one (an error when ``since`` is the oldest
+        release read); ``last:ID`` -> the last release showing it (the release before ``until``, else the newest
+        release read).
+    A code span holding nothing but a reference is kept as written.
+
+    :raises ValueError: ``line N: ...`` for an unknown id, or a change with no release (never
+        released, or a removal of text no release held).
+    """
+    releases = history_data["releases"]
+    changes = {c["id"]: c for c in history_data["changes"]}
+
+    def replace(match: re.Match) -> str:
+        if match.group(0).startswith("`"):
+            return match.group(0)
+        part, ident = match.groups()
+        line = text.count("\n", 0, match.start()) + 1
+        change = changes.get(ident)
+        if change is None:
+            raise ValueError(f"line {line}: {match.group(0)} names no change of {DECLARED.name}")
+        release = change.get("release")
+        if release not in releases:
+            raise ValueError(f"line {line}: {match.group(0)}: the change has no release ({release!r}); "
+                             "see `make behaviour-history`")
+        if part == "since":
+            return release
+        if part == "before":
+            if releases.index(release) == 0:
+                raise ValueError(f"line {line}: {match.group(0)}: the change is in the oldest release read")
+            return releases[releases.index(release) - 1]
+        return releases[releases.index(change["until"]) - 1] if change.get("until") else releases[-1]
+
+    return _RELEASE_TOKEN.sub(replace, text)
+
+
 def milestones(declared: dict, history_data: dict) -> list[str]:
     """The releases of the upgrade notes: the declared ``milestones`` older than the history's
     last release, then that release (the pin, once ``make behaviour-history`` has run after a bump).

@@ -314,16 +314,16 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
     if not outcome.decided:
         out.append(_undecided_startup(cmd, ns, parsed, outcome, loaded.version))
         return out
-    if (outcome.error and upper == "DFLASH" and ns.speculative_num_draft_tokens is None
-            and getattr(ns, "speculative_dflash_block_size", None) is None
-            and not startup.run(ns, arch or "UnknownForCausalLM", None, cmd.env, {"block_size": 1}).error):
-        # _handle_dflash takes the block size from the draft's config.json (16 when it has none): the
-        # refusal holds for some drafts only, and the check does not read the reader's draft.
+    other = startup.draft_dependent(ns, arch or "UnknownForCausalLM", cmd.env, outcome)
+    if other is not None:
+        # The hook read the draft's config.json (the check's stand-in), and a draft with other values
+        # there gets the other verdict: the check does not read the reader's draft.
+        refusal = outcome.error or other.error or ""
         out.append(make(cmd.line_of_flag("--speculative-draft-model-path"), UNDECIDED, "undecided-file",
-                        f"SGLang {loaded.version} refuses it at start-up for a draft whose config.json gives a "
-                        f"large block size and accepts it for a small one ({_short(outcome.error, 160)}); the "
-                        "check does not read the draft's config.json: set --speculative-num-draft-tokens to the "
-                        "draft's block size to have it decided", "--speculative-draft-model-path", HOOK))
+                        f"SGLang {loaded.version} refuses it at start-up for some drafts and accepts it for "
+                        f"others, depending on what the draft's config.json holds ({_short(refusal, 160)}); the "
+                        "check does not read the draft's config.json: give the draft's block size on the "
+                        "command line to have it decided", "--speculative-draft-model-path", HOOK))
         return out
     if outcome.error:
         first = _hook_diagnostic(cmd, outcome.error, loaded.version)

@@ -89,6 +89,7 @@ class Outcome:
         (the file is on the reader's machine: the hook was stopped there), else ``None``.
     :ivar crash: an exception the check does not expect from SGLang's code, as
         ``"ExceptionType: message (sglang/...py:LINE in function)"``, else ``None``.
+    :ivar read_draft_config: the hook asked for the draft's ``config.json`` (and got the stand-in).
     """
 
     error: str | None = None
@@ -97,6 +98,7 @@ class Outcome:
     undecided: str | None = None
     reads: str | None = None
     crash: str | None = None
+    read_draft_config: bool = False
 
     @property
     def decided(self) -> bool:
@@ -266,7 +268,12 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
     with contextlib.ExitStack() as stack:
         stack.enter_context(_sglang_modules(loaded))
         hf_utils = loaded.modules["sglang.srt.utils.hf_transformers_utils"]
-        stack.enter_context(mock.patch.object(hf_utils, "get_config", lambda *a, **k: draft_config, create=True))
+
+        def stand_in_config(*args, **kwargs):
+            outcome.read_draft_config = True
+            return draft_config
+
+        stack.enter_context(mock.patch.object(hf_utils, "get_config", stand_in_config, create=True))
         sglang_logger.addHandler(collect)
         old_level, sglang_logger.level = sglang_logger.level, logging.WARNING
         old_disable = logging.root.manager.disable
@@ -303,6 +310,32 @@ def run(ns: argparse.Namespace, architecture: str, draft_architecture: str | Non
             logging.disable(old_disable)
     outcome.warnings = collect.messages
     return outcome
+
+
+# Stand-in draft config.json fields that change the hook's verdict, as drafts in the wild hold
+# them: a DFLASH draft's block size (``dflash_utils.py::parse_dflash_draft_config``: the window
+# and draft-token checks of ``_handle_dflash``) and a DSPARK draft's gamma, read from the same
+# block size (``dspark_config.py::parse_dspark_draft_config``, ``_handle_dspark``). The default
+# stand-in has neither, so the hook takes its own default (16 for DFLASH, DEFAULT_DSPARK_GAMMA).
+DRAFT_CONFIG_VARIANTS: tuple[dict, ...] = ({"block_size": 1}, {"block_size": 64})
+
+
+def draft_dependent(ns: argparse.Namespace, architecture: str, env: dict[str, str] | None,
+                    first: Outcome) -> Outcome | None:
+    """A run whose verdict differs from ``first`` only because of what the draft's config.json holds.
+
+    :param first: the outcome of :func:`run` with the default stand-in draft.
+    :returns: ``None`` when ``first`` did not read the draft's config or every variant of
+        :data:`DRAFT_CONFIG_VARIANTS` gives the same verdict (refused or accepted); else the first
+        variant's outcome that differs (its ``error`` is the refusal when ``first`` was accepted).
+    """
+    if not first.read_draft_config or not first.decided:
+        return None
+    for fields in DRAFT_CONFIG_VARIANTS:
+        other = run(ns, architecture, None, env, fields)
+        if other.decided and bool(other.error) != bool(first.error):
+            return other
+    return None
 
 
 @functools.cache

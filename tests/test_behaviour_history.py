@@ -129,6 +129,32 @@ def test_each_verdict_holds_in_the_released_source(change):
     assert [r for r in releases if present(signature, trees[r])] == change["present_in"]
 
 
+def test_release_references_read_the_history():
+    history = {"releases": ["0.1", "0.2", "0.3", "0.4"],
+               "changes": [{"id": "a", "release": "0.2", "until": "0.4"}, {"id": "b", "release": "0.3"},
+                           {"id": "old", "release": "0.1"}, {"id": "never", "release": "not-released"}]}
+    text = "{{ since:a }}/{{ before:a }}/{{ last:a }} {{since:b}}-{{ last:b }}"
+    assert behaviour.substitute_releases(text, history) == "0.2/0.1/0.3 0.3-0.4"
+    assert behaviour.substitute_releases("write `{{ since:ID }}`", history) == "write `{{ since:ID }}`"
+    with pytest.raises(ValueError, match=r"^line 2: \{\{ since:c \}\} names no change"):
+        behaviour.substitute_releases("x\n{{ since:c }}", history)
+    with pytest.raises(ValueError, match="oldest release"):
+        behaviour.substitute_releases("{{ before:old }}", history)
+    with pytest.raises(ValueError, match="no release"):
+        behaviour.substitute_releases("{{ since:never }}", history)
+
+
+def test_the_pages_release_references_name_declared_changes():
+    """Every ``{{ since|before|last:ID }}`` on a page resolves against the generated history."""
+    problems = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        try:
+            behaviour.substitute_releases(page.read_text(encoding="utf-8"), DATA)
+        except ValueError as error:
+            problems.append(f"{page.relative_to(ROOT)}: {error}")
+    assert not problems
+
+
 def test_upgrade_notes_take_the_changes_between_two_releases():
     notes = behaviour.upgrade_notes("0.5.10", "0.5.14", FLAGS, DATA, [
         {"url": "u1", "sglang_version": "v0.5.12"}, {"url": "u2", "sglang_version": "0.5.9"}])

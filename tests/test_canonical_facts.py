@@ -42,7 +42,8 @@ from conftest import ROOT
 SECTIONS = ("tutorial", "how-to", "reference", "explanation")
 PROSE_TAGS = ("p", "li", "td", "th", "dt", "dd")
 # Elements whose text is never prose: code blocks, source notes, navigation.
-SKIP_CLASSES = ("highlight", "source-note", "toctree-wrapper", "bd-toc", "prev-next-area")
+# field-reports: paraphrases of what reporters found and did (field_reports.py), not the guide's advice.
+SKIP_CLASSES = ("highlight", "source-note", "toctree-wrapper", "bd-toc", "prev-next-area", "field-reports")
 
 
 def pages() -> list[str]:

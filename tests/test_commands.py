@@ -44,6 +44,10 @@ def test_the_bad_pages_fail_the_build(bad_build):
     assert bad_build.returncode != 0
 
 
+def test_a_release_reference_to_an_undeclared_change_names_page_and_line(bad_build):
+    assert_warns(bad_build, "bad-release-reference.md", 5, "{{ since:no-such-change }}", "names no change")
+
+
 def test_an_ambiguous_flag_fails_with_the_parsers_message(bad_build):
     assert_warns(bad_build, "bad-cuda-graph-max-bs.md", 6,
                  "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode")
@@ -846,6 +850,17 @@ def test_a_dflash_window_checked_against_an_unread_draft_block_size_is_undecided
     given = [(d.severity, d.rule, d.flag) for d in speccheck.check_command(DFLASH + " --speculative-num-draft-tokens 8")]
     assert given == [("error", "draft-window", "--speculative-draft-window-size")]
     assert not speccheck.check_command(DFLASH + " --speculative-num-draft-tokens 4")
+
+
+def test_a_dspark_draft_token_count_checked_against_an_unread_gamma_is_undecided():
+    """_handle_dspark compares --speculative-num-draft-tokens with gamma + 1, gamma from the draft's
+    config.json unless --speculative-dspark-block-size gives it: the same rule as DFLASH's window,
+    found by running the hook with other stand-in drafts (startup.DRAFT_CONFIG_VARIANTS)."""
+    base = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm DSPARK "
+            "--speculative-draft-model-path some/dspark-draft --speculative-num-draft-tokens 5")
+    assert [(d.severity, d.rule) for d in speccheck.check_command(base)] == [("undecided", "undecided-file")]
+    assert [d.rule for d in speccheck.check_command(base + " --speculative-dspark-block-size 5")] == ["dspark"]
+    assert not speccheck.check_command(base + " --speculative-dspark-block-size 4")
 
 
 def test_a_stray_dash_word_is_named_once_and_a_list_flag_loses_all_its_values():

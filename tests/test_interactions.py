@@ -153,6 +153,25 @@ def test_field_reports_lists_reports_filed_under_a_label_or_its_subsections(tmp_
     assert [e["url"][-1] for e in field_reports.reports_for(tmp_path, "ix-kv-memory", exact=True)] == ["1"]
 
 
+def test_each_listed_report_shows_its_error_finding_and_release_verdict(html_dir):
+    """A reader who searched for an error finds what was found and from which release, not only a title."""
+    import field_reports  # sphinxext/, on sys.path through conftest
+    from bs4 import BeautifulSoup
+
+    corpus = Path(__file__).resolve().parent.parent / "docs" / "_data" / "field-reports"
+    entries = field_reports.reports_for(corpus, "ix-kv-memory")
+    soup = BeautifulSoup((html_dir / "reference" / "interactions" / "ix-kv-memory.html").read_text(), "html.parser")
+    items = {li.find("a")["href"]: " ".join(li.get_text(" ").split()) for li in soup.select("ul.field-reports > li")}
+    assert entries and len(items) == len(entries)
+    for e in entries:
+        text = items[e["url"]]
+        assert " ".join(str(e["fix"]).split())[:60] in text, e["url"]
+        if e.get("error"):
+            assert " ".join(str(e["error"]).split())[:40] in text, e["url"]
+        if (e.get("release") or {}).get("change") in field_reports.VERDICT_WORDS:
+            assert f"{field_reports.VERDICT_WORDS[e['release']['change']]} {e['release']['verdict']}" in text, e["url"]
+
+
 def test_a_rule_can_match_a_model_class_by_its_role(fixture_points, tmp_path):
     mapping = _write_map(tmp_path, {"rules": [
         {"match": {"kind": "model-class", "role": "draft"}, "section": "drafts"},

@@ -9,7 +9,8 @@ Usage (on a subsystem page, at the end of a section)::
 lists every entry of ``docs/_data/field-reports/*.yaml`` whose ``section`` equals the label, or starts with
 it followed by ``-`` (so ``ix-kv-memory`` also lists reports filed under ``ix-kv-memory-radix``); with
 ``:exact:`` only equal labels count. Each report renders as a list item: its title linked to the thread, its
-date, algorithm and status. With no report it renders one sentence saying so (no warning: a section can be
+date, algorithm and status; under it the error it quotes, what was found (the entry's ``fix``) and its release
+verdict, so that the list answers a reader who searched for the error. With no report it renders one sentence saying so (no warning: a section can be
 complete before anyone has reported on it). Schema of the entries: tests/test_field_reports.py.
 """
 
@@ -23,6 +24,14 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 CORPUS = "_data/field-reports"
+# An entry's release verdict (speccheck/releases.py), as the list states it.
+VERDICT_WORDS = {"fixed": "fixed in SGLang", "broken": "broken from SGLang", "added": "the answer applies from SGLang"}
+ERROR_CHARS = 160  # longer error strings are cut (the thread has the whole message)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 1] + "…"
 
 
 def reports_for(corpus_dir: Path, label: str, exact: bool = False) -> list[dict]:
@@ -53,12 +62,21 @@ class FieldReports(SphinxDirective):
                                          "section yet.")]
         items = nodes.bullet_list(classes=["field-reports"])
         for e in entries:
-            para = nodes.paragraph()
+            para = nodes.paragraph(support_smartquotes=False)  # flags keep their two hyphens
             para += nodes.reference("", e["title"], refuri=e["url"])
             facts = [str(e["date"]) if e.get("date") else "undated", e.get("algorithm") or "any algorithm",
                      str(e["status"])]
             para += nodes.Text(f" ({', '.join(facts)})")
-            items += nodes.list_item("", para)
+            item = nodes.list_item("", para)
+            detail = nodes.paragraph(classes=["field-report-detail"], support_smartquotes=False)
+            if e.get("error"):
+                detail += [nodes.Text("Error: "), nodes.literal(text=_short(str(e["error"]))), nodes.Text(". ")]
+            detail += nodes.Text(f"What was found: {str(e['fix']).strip()}")
+            verdict = (e.get("release") or {}).get("verdict")
+            if verdict and (e.get("release") or {}).get("change") in VERDICT_WORDS:
+                detail += nodes.Text(f" ({VERDICT_WORDS[e['release']['change']]} {verdict}, read in the wheels.)")
+            item += detail
+            items += item
         return [items]
 
 

@@ -8,6 +8,11 @@ check of ``command_check.py`` sees the text), so one spelling works in prose,
 front matter, code blocks and notebook cells, and the version is written only in
 ``requirements-pinned.txt``.
 
+Per-release ranges of a declared behaviour change are written ``{{ since:ID }}`` and
+``{{ last:ID }}`` (``speccheck/data/behaviour-changes.yaml`` ids) and replaced from
+``behaviour-history.json`` (:func:`speccheck.behaviour.substitute_releases`), so
+``make behaviour-history`` re-dates them; an unknown id is a warning naming the page and line.
+
 An inline code span holding nothing but the reference, `` `{{ sglang_version }}` ``,
 is left as it is: that is how the contributing pages show what to type.
 
@@ -21,13 +26,32 @@ they get the same replacement when the build finishes, before sphinx-llms-txt re
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 
+from sphinx.util import logging
+
+from speccheck import behaviour
 from speccheck.pinned import substitute
+
+logger = logging.getLogger(__name__)
 
 
 def _source_read(app, docname: str, source: list[str]) -> None:
     source[0] = substitute(source[0])
+    if behaviour.RELEASE_REFERENCE.search(source[0]):
+        app.env.note_dependency(str(behaviour.HISTORY))
+        try:
+            source[0] = behaviour.substitute_releases(source[0], _history())
+        except ValueError as error:
+            line, _, message = str(error).partition(": ")
+            logger.warning(message, location=(docname, int(line.removeprefix("line "))))
+
+
+@functools.cache
+def _history() -> dict:
+    return json.loads(behaviour.HISTORY.read_text(encoding="utf-8"))
 
 
 def _substitute_copied_sources(app, exception) -> None:
