@@ -616,6 +616,48 @@ def coverage_problems(points: Iterable[Point], mapping: Mapping, labels: set[str
     return problems
 
 
+# The page-level labels of the issue 22 subsystem pages (docs/reference/interactions/*.md, one label at the top
+# of each page; the names were agreed between the helpers). A reads-spec-state point that resolves to one of
+# them says only "somewhere on this page": nobody decided what it does for a user.
+PAGE_LABELS = frozenset({"ix-index", "ix-request-output", "ix-runtime-apis", "ix-kv-memory", "ix-scheduling",
+                         "ix-parallelism", "ix-disaggregation", "ix-hardware", "ix-model-architectures"})
+PAGE_TOP_FILE = DATA_DIR / "interactions-page-top.yaml"
+
+
+def load_page_top_allowance(path: Path = PAGE_TOP_FILE) -> dict[str, str]:
+    """The reasoned allow-list of reads-spec-state points still allowed at a page top: point id -> reason
+    (why it is not decided yet). File layout: ``points: {id: reason}``.
+
+    :raises ValueError: an entry without a one-line reason.
+    """
+    data = yaml.safe_load(path.read_text()) or {}
+    points = data.get("points") or {}
+    for pid, reason in points.items():
+        if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
+            raise ValueError(f"{path.name}: {pid!r} needs a one-line reason")
+    return dict(points)
+
+
+def page_top_problems(points: Iterable[Point], mapping: Mapping, allowed: Iterable[str] = (),
+                      page_labels: frozenset[str] = PAGE_LABELS) -> list[str]:
+    """One message per ``reads-spec-state`` point that resolves to a page-level label (``page_labels``)
+    instead of a section or a no-effect reason, naming the point, unless its id is in ``allowed``; and one
+    per allowed id that no longer sits at a page top (so the allow-list only shrinks).
+    An empty list means every such point reaches a section or a reason."""
+    allowed = set(allowed)
+    problems, at_top = [], set()
+    for p in points:
+        if p.kind != "reads-spec-state":
+            continue
+        r = resolve(p, mapping)
+        if r.section in page_labels:
+            at_top.add(p.id)
+            if p.id not in allowed:
+                problems.append(f"point {p.id} ({p.file}:{p.line}) maps ({r.by}) to the page top {r.section!r}")
+    problems += [f"allowed at a page top but no longer there: {pid}" for pid in sorted(allowed - at_top)]
+    return problems
+
+
 def summary(points: Iterable[Point], mapping: Mapping) -> dict[str, Counter]:
     """Per subsystem: points, mapped (to a section) and marked no-effect, as a Counter with keys
     ``points``, ``mapped``, ``no-effect``, ``unmapped``."""

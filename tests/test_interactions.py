@@ -181,3 +181,52 @@ def test_a_rule_can_match_a_model_class_by_its_role(fixture_points, tmp_path):
     assert resolve["model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle"] == "drafts"
     assert resolve["model:sglang/srt/models/llama.py::LlamaForCausalLM"] == "targets"
     assert resolve["param:top_k"] is None  # no detail.role: a role rule never matches it
+
+
+# -- Issue 22: every reads-spec-state point reaches a section or a reason, never a page top ----------------
+
+PAGE_TOP_CEILING = 4  # entries of speccheck/data/interactions-page-top.yaml on 2026-12-03; lower it, never raise it
+
+
+def test_the_page_labels_are_the_labels_at_the_top_of_the_interaction_pages():
+    from conftest import ROOT
+
+    tops = set()
+    for page in sorted((ROOT / "docs" / "reference" / "interactions").glob("*.md")):
+        first = next(line for line in page.read_text().splitlines() if line.startswith("("))
+        tops.add(first.strip()[1:-2])
+    assert tops == set(ix.PAGE_LABELS)
+
+
+def test_a_point_at_a_page_top_is_named_unless_allowed(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"rules": [
+        {"match": {"file": "sglang/srt/managers/scheduler.py"}, "section": "ix-scheduling"},
+        {"match": {"file": "sglang/srt/mem_cache/*"}, "section": "ix-kv-memory-pool-sizing"},
+        {"match": {}, "no-effect": "fixture"}]})
+    assert ix.page_top_problems(fixture_points.values(), mapping) == [
+        "point fn:sglang/srt/managers/scheduler.py::run (sglang/srt/managers/scheduler.py:6) maps (rule 1) "
+        "to the page top 'ix-scheduling'"]
+    assert ix.page_top_problems(fixture_points.values(), mapping,
+                                allowed={"fn:sglang/srt/managers/scheduler.py::run"}) == []
+
+
+def test_an_allowance_for_a_point_no_longer_at_a_page_top_is_named(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"rules": [{"match": {}, "no-effect": "fixture"}]})
+    assert ix.page_top_problems(fixture_points.values(), mapping, allowed={"fn:gone"}) == [
+        "allowed at a page top but no longer there: fn:gone"]
+
+
+def test_an_allowance_needs_a_one_line_reason(tmp_path):
+    path = tmp_path / "top.yaml"
+    path.write_text(yaml.safe_dump({"points": {"fn:a": ""}}))
+    with pytest.raises(ValueError, match="one-line reason"):
+        ix.load_page_top_allowance(path)
+
+
+def test_no_reads_spec_state_point_of_the_pinned_wheel_stays_at_a_page_top():
+    allowed = ix.load_page_top_allowance()
+    problems = ix.page_top_problems(ix.load(), ix.load_mapping(), allowed)
+    assert not problems, (f"{len(problems)} problems ({len(allowed)} points allowed at a page top by "
+                          f"{ix.PAGE_TOP_FILE.name}):\n" + "\n".join(problems))
+    assert len(allowed) <= PAGE_TOP_CEILING, (
+        f"{len(allowed)} points allowed at a page top, more than the {PAGE_TOP_CEILING} of the last count")
