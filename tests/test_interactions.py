@@ -5,6 +5,9 @@
 - On the real data (speccheck/data/interactions.json, written by ``make interactions`` from the pinned
   wheel), every point is mapped by speccheck/data/interactions-map.yaml to a label of the built site, or
   marked no-user-visible-effect with a reason. The failure names each point.
+- Complete by construction (issue 22): every request field, sampling parameter and endpoint either has a
+  no-effect reason or maps to a section whose reader-visible text (the generated point lists and source
+  notes left out) names it, so a field added by the next pin fails until someone explains it.
 """
 
 from __future__ import annotations
@@ -162,3 +165,84 @@ def test_a_rule_can_match_a_model_class_by_its_role(fixture_points, tmp_path):
     assert resolve["model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle"] == "drafts"
     assert resolve["model:sglang/srt/models/llama.py::LlamaForCausalLM"] == "targets"
     assert resolve["param:top_k"] is None  # no detail.role: a role rule never matches it
+
+
+def section_text(html: str, anchor: str) -> str | None:
+    """The reader-visible text of the element ``id=anchor`` of a built page (the whole ``<article>`` for an
+    empty anchor), without the generated ``interaction-points`` lists and ``.source-note`` elements (a name
+    there is the extractor's or a citation, not an explanation); None when the page has no such element."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    element = soup.find(id=anchor) if anchor else (soup.select_one("article") or soup)
+    if element is None:
+        return None
+    for sub in element.select(".interaction-points, .source-note, .headerlink"):
+        sub.decompose()
+    return element.get_text(" ")
+
+
+def site_section_text(html_dir: Path):
+    """label -> :func:`section_text` of that label's section on the built site (None for a label the
+    site's ``objects.inv`` lacks)."""
+    from sphinx.util.inventory import InventoryFile
+
+    labels = InventoryFile.loads((html_dir / "objects.inv").read_bytes(), uri="").data["std:label"]
+    pages: dict[str, str] = {}
+
+    def text(label: str) -> str | None:
+        if label not in labels:
+            return None
+        uri = labels[label][2]
+        page, _, anchor = uri.partition("#")
+        if page not in pages:
+            pages[page] = (html_dir / page).read_text(encoding="utf-8")
+        return section_text(pages[page], anchor)
+    return text
+
+
+FIXTURE_SECTION = (FIXTURES / "interactions" / "section.html").read_text()
+
+
+def test_a_point_whose_section_does_not_name_it_fails_naming_the_point(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"rules": [
+        {"match": {"kind": kind}, "section": "ix-fixture"} for kind in ix.NAMED_KINDS]})
+    problems = ix.unnamed_points(fixture_points.values(), mapping,
+                                 lambda label: section_text(FIXTURE_SECTION, label))
+    # Named in prose: stream, temperature, /generate, /health, shutdown. Named only in the generated list,
+    # a source note, or another section: top_k, text, Engine.generate.
+    unnamed = sorted(p.split()[1] for p in problems)
+    assert unnamed == ["engine:Engine.generate", "param:top_k", "request:text"]
+    assert ("point param:top_k maps (rule 2) to 'ix-fixture', whose text does not name 'top_k': "
+            "name it there or mark it no-effect with a reason") in problems
+
+
+def test_a_no_effect_point_needs_no_section_text(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"rules": [{"match": {}, "no-effect": "fixture"}]})
+    assert ix.unnamed_points(fixture_points.values(), mapping, lambda label: None) == []
+
+
+def test_a_section_missing_from_the_site_is_reported(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, {"overrides": {"request:stream": "ix-gone"},
+                                    "rules": [{"match": {}, "no-effect": "fixture"}]})
+    assert ix.unnamed_points(fixture_points.values(), mapping, lambda label: None) == [
+        "point request:stream maps (override) to 'ix-gone', which has no text on the site"]
+
+
+@pytest.mark.parametrize("pid, name, text, named", [
+    ("http:POST /encode", "/encode", "send it to /encoder first", False),
+    ("http:POST /encode", "/encode", "POST /encode, then", True),
+    ("http:GET /", "GET /", "GET / answers", True),
+    ("request:rid", "rid", "the grid and rids", False),
+    ("engine:Engine.shutdown", "shutdown", "call Engine.shutdown()", True),
+])
+def test_how_a_point_is_named(pid, name, text, named):
+    kind = {"http": "endpoint", "engine": "endpoint", "request": "request-field"}[pid.split(":")[0]]
+    point = ix.Point(pid, kind, "f.py", "q", 1, "runtime-apis")
+    assert ix.point_name(point) == name
+    assert ix.names_point(text, point) is named
+
+
+def test_every_field_parameter_and_endpoint_is_named_by_its_section_or_has_no_effect(html_dir):
+    problems = ix.unnamed_points(ix.load(), ix.load_mapping(), site_section_text(html_dir))
+    assert not problems, f"{len(problems)} points not named by their section:\n" + "\n".join(problems)
