@@ -641,11 +641,13 @@ def point_name(point: Point) -> str:
 
 def names_point(text: str, point: Point) -> bool:
     """Whether ``text`` names ``point`` (:func:`point_name`) as a whole word: an identifier not inside a
-    longer identifier; a path not inside a longer path (``/encode`` is not named by ``/encoder``); an Engine
+    longer identifier; a path not inside a longer path (``/encode`` is not named by ``/encoder`` nor
+    ``/v1/encode``, but is by ``localhost:30000/encode``); an Engine
     method not by the route of the same name (``/generate`` does not name ``Engine.generate``)."""
     name = point_name(point)
     if point.id.startswith("http:"):
-        pattern = r"(?<![\w/])" + re.escape(name) + r"(?![\w/{-])"
+        # a path stands alone, or follows a host's port (http://127.0.0.1:30000/generate)
+        pattern = r"(?:(?<![\w/])|(?<=:\d{4})|(?<=:\d{5}))" + re.escape(name) + r"(?![\w/{-])"
     elif point.id.startswith("engine:"):  # the route /generate does not name Engine.generate
         pattern = r"(?<![\w/])" + re.escape(name) + r"(?!\w)"
     else:

@@ -232,6 +232,8 @@ def test_a_section_missing_from_the_site_is_reported(fixture_points, tmp_path):
 @pytest.mark.parametrize("pid, name, text, named", [
     ("http:POST /encode", "/encode", "send it to /encoder first", False),
     ("http:POST /encode", "/encode", "POST /encode, then", True),
+    ("http:POST /encode", "/encode", "the route /v1/encode", False),
+    ("http:POST /encode", "/encode", "curl http://127.0.0.1:30000/encode -d", True),
     ("http:GET /", "GET /", "GET / answers", True),
     ("request:rid", "rid", "the grid and rids", False),
     ("engine:Engine.shutdown", "shutdown", "call Engine.shutdown()", True),
