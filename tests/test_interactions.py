@@ -193,7 +193,7 @@ def site_section_text(html_dir: Path):
     def text(label: str) -> str | None:
         if label not in labels:
             return None
-        uri = labels[label][2]
+        uri = labels[label].uri
         page, _, anchor = uri.partition("#")
         if page not in pages:
             pages[page] = (html_dir / page).read_text(encoding="utf-8")
