@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,35 @@ def test_how_a_point_is_named(pid, name, text, named):
 def test_every_field_parameter_and_endpoint_is_named_by_its_section_or_has_no_effect(html_dir):
     problems = ix.unnamed_points(ix.load(), ix.load_mapping(), site_section_text(html_dir))
     assert not problems, f"{len(problems)} points not named by their section:\n" + "\n".join(problems)
+
+
+NO_EFFECT_LIST = {"request-field": "ix-request-output-no-effect", "sampling-param": "ix-request-output-no-effect",
+                  "endpoint": "ix-runtime-apis-no-effect"}
+
+
+def test_pasting_a_field_or_endpoint_name_into_search_finds_where_it_is_explained(html_dir, chromium):
+    """Every request field, sampling parameter and endpoint of the pinned wheel, pasted into the site's
+    search (Pagefind), brings the page of its section (or of the no-effect list that gives its reason)
+    into the top three (a single dictionary word: into the results). Names without three letters in a row (``n``, the root route ``GET /``) are left
+    out: search ignores them."""
+    sys_path = str(Path(__file__).resolve().parents[1] / "tools")
+    import sys
+    if sys_path not in sys.path:
+        sys.path.insert(0, sys_path)
+    import search_eval
+
+    mapping = ix.load_mapping()
+    queries = []
+    for p in ix.load():
+        if p.kind not in ix.NAMED_KINDS or not re.search(r"[A-Za-z]{3}", ix.point_name(p)):
+            continue
+        r = ix.resolve(p, mapping)
+        queries.append(search_eval.Query(ix.point_name(p), "keywords", r.section or NO_EFFECT_LIST[p.kind], p.id))
+    outcomes = search_eval.run(html_dir, queries, "pagefind", browser=chromium)
+    # A single dictionary word (/ready, /send, /tokenize) is stemmed and matches prose all over the site:
+    # its page must be among the results; every other name in the top three.
+    def found(o) -> bool:
+        return o.hit or (bool(re.fullmatch(r"/?[a-z]+", o.query.text)) and bool(o.expected_pages & set(o.pages)))
+    misses = [f"{o.query.text!r} ({o.query.report}): expected {sorted(o.expected_pages)}, got {o.pages[:3]}"
+              for o in outcomes if not found(o)]
+    assert not misses, f"{len(misses)} of {len(queries)} names do not find their page:\n" + "\n".join(misses)

@@ -14,9 +14,11 @@ when either file changes.
 from __future__ import annotations
 
 from collections import Counter
+from html import escape
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
@@ -43,6 +45,19 @@ def _ref(label: str) -> nodes.Node:
                         ix_optional=True)
     xref += nodes.inline(text=label)
     return xref
+
+
+def _searchable_name(name: str) -> nodes.Node:
+    """A point's name as inline code that the site's search (Pagefind) weighs like a heading: in HTML a
+    ``<code data-pagefind-weight="10">``, so pasting ``/ready`` or ``/tokenize`` finds the one line that
+    explains it even on a long page; other builders get a plain literal."""
+    html = (f'<code class="docutils literal notranslate" data-pagefind-weight="10"><span class="pre">'
+            f'{escape(name)}</span></code>')
+    out = addnodes.only(expr="html")
+    out += nodes.raw("", html, format="html")
+    other = addnodes.only(expr="not html")
+    other += nodes.literal(text=name)
+    return nodes.inline("", "", out, other)
 
 
 def _keep_missing_as_text(app, env, node, contnode):
@@ -158,7 +173,7 @@ class InteractionPoints(_MapDirective):
             if p.kind in wanted and r.section is None and r.reason:
                 name = ix.point_name(p) if p.kind in ix.NAMED_KINDS else p.id
                 para = nodes.paragraph()
-                para += nodes.literal(text=name)
+                para += _searchable_name(name)
                 para += nodes.Text(f": {r.reason.strip()}")
                 items += nodes.list_item("", para)
         return [items] if len(items) else [nodes.paragraph(text="No point of these kinds is marked no-effect.")]
