@@ -658,6 +658,72 @@ def page_top_problems(points: Iterable[Point], mapping: Mapping, allowed: Iterab
     return problems
 
 
+# Kinds whose points a reader looks up by name: each must be named by the section it maps to.
+NAMED_KINDS = ("request-field", "sampling-param", "endpoint")
+
+
+def point_name(point: Point) -> str:
+    """What a section must write to name a point of :data:`NAMED_KINDS`: the field name
+    (``request:rid`` -> ``rid``, ``param:top_k`` -> ``top_k``), the method name of an Engine method
+    (``engine:Engine.shutdown`` -> ``shutdown``), the path of an HTTP route
+    (``http:GET,POST /open_session`` -> ``/open_session``; the root route ``http:GET /`` -> ``GET /``).
+
+    :raises ValueError: a point of another kind.
+    """
+    if point.kind not in NAMED_KINDS:
+        raise ValueError(f"{point.id}: kind {point.kind} is not looked up by name")
+    rest = point.id.split(":", 1)[1]
+    if point.id.startswith("http:"):
+        path = rest.split(" ", 1)[1]
+        return "GET /" if path == "/" else path
+    if point.id.startswith("engine:"):
+        return rest.removeprefix("Engine.")
+    return rest
+
+
+def names_point(text: str, point: Point) -> bool:
+    """Whether ``text`` names ``point`` (:func:`point_name`) as a whole word: an identifier not inside a
+    longer identifier; a path not inside a longer path (``/encode`` is not named by ``/encoder`` nor
+    ``/v1/encode``, but is by ``localhost:30000/encode``); an Engine
+    method not by the route of the same name (``/generate`` does not name ``Engine.generate``)."""
+    name = point_name(point)
+    if point.id.startswith("http:"):
+        # a path stands alone, or follows a host's port (http://127.0.0.1:30000/generate)
+        pattern = r"(?:(?<![\w/])|(?<=:\d{4})|(?<=:\d{5}))" + re.escape(name) + r"(?![\w/{-])"
+    elif point.id.startswith("engine:"):  # the route /generate does not name Engine.generate
+        pattern = r"(?<![\w/])" + re.escape(name) + r"(?!\w)"
+    else:
+        pattern = r"(?<!\w)" + re.escape(name) + r"(?!\w)"
+    return re.search(pattern, text) is not None
+
+
+def unnamed_points(points: Iterable[Point], mapping: Mapping, section_text) -> list[str]:
+    """One message per point of :data:`NAMED_KINDS` that maps to a section whose text does not name it
+    (:func:`names_point`); no-effect points (with a reason) and unmapped points are left to
+    :func:`coverage_problems`.
+
+    :param section_text: a callable, label -> the section's reader-visible text (str), or None when the
+        site has no such section (reported too).
+    """
+    problems = []
+    texts: dict[str, str | None] = {}
+    for p in points:
+        if p.kind not in NAMED_KINDS:
+            continue
+        r = resolve(p, mapping)
+        if r.section is None:
+            continue
+        if r.section not in texts:
+            texts[r.section] = section_text(r.section)
+        text = texts[r.section]
+        if text is None:
+            problems.append(f"point {p.id} maps ({r.by}) to {r.section!r}, which has no text on the site")
+        elif not names_point(text, p):
+            problems.append(f"point {p.id} maps ({r.by}) to {r.section!r}, whose text does not name "
+                            f"{point_name(p)!r}: name it there or mark it no-effect with a reason")
+    return problems
+
+
 def summary(points: Iterable[Point], mapping: Mapping) -> dict[str, Counter]:
     """Per subsystem: points, mapped (to a section) and marked no-effect, as a Counter with keys
     ``points``, ``mapped``, ``no-effect``, ``unmapped``."""

@@ -14,9 +14,11 @@ when either file changes.
 from __future__ import annotations
 
 from collections import Counter
+from html import escape
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
@@ -43,6 +45,19 @@ def _ref(label: str) -> nodes.Node:
                         ix_optional=True)
     xref += nodes.inline(text=label)
     return xref
+
+
+def _searchable_name(name: str) -> nodes.Node:
+    """A point's name as inline code that the site's search (Pagefind) weighs like a heading: in HTML a
+    ``<code data-pagefind-weight="10">``, so pasting ``/ready`` or ``/tokenize`` finds the one line that
+    explains it even on a long page; other builders get a plain literal."""
+    html = (f'<code class="docutils literal notranslate" data-pagefind-weight="10"><span class="pre">'
+            f'{escape(name)}</span></code>')
+    out = addnodes.only(expr="html")
+    out += nodes.raw("", html, format="html")
+    other = addnodes.only(expr="not html")
+    other += nodes.literal(text=name)
+    return nodes.inline("", "", out, other)
 
 
 def _keep_missing_as_text(app, env, node, contnode):
@@ -108,14 +123,20 @@ class InteractionModels(_MapDirective):
 
 
 class InteractionPoints(_MapDirective):
-    """The points mapped to one section: each named point (parameter, field, endpoint, argument, algorithm,
-    model) as a literal with the speculative files or functions it reaches, and the functions as a count."""
+    """The points mapped to one section (``:section: LABEL``): each named point (parameter, field, endpoint,
+    argument, algorithm, model) as a literal with the speculative files or functions it reaches, and the
+    functions as a count; or (``:no-effect: KIND[,KIND...]``) the points of those kinds marked no-effect,
+    each with its reason."""
 
-    option_spec = {"section": directives.unchanged_required}
+    option_spec = {"section": directives.unchanged, "no-effect": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         points, mapping = self._data()
-        label = self.options["section"].strip()
+        if "no-effect" in self.options:
+            return self._no_effect(points, mapping, self.options["no-effect"])
+        label = (self.options.get("section") or "").strip()
+        if not label:
+            raise self.error("interaction-points needs :section: LABEL or :no-effect: KIND[,KIND...]")
         mine = [p for p in points if ix.resolve(p, mapping).section == label]
         named = [p for p in mine if p.kind != "reads-spec-state"]
         functions = len(mine) - len(named)
@@ -138,6 +159,24 @@ class InteractionPoints(_MapDirective):
         if not out:
             out.append(nodes.paragraph(text="No point of the interaction map is mapped to this section."))
         return out
+
+    def _no_effect(self, points, mapping, kinds: str) -> list[nodes.Node]:
+        """``:no-effect: request-field, sampling-param``: every point of those kinds marked no-effect, each
+        with its name and the mapping's one-line reason (so a pasted field name finds its answer)."""
+        wanted = {k.strip() for k in kinds.split(",") if k.strip()}
+        unknown = wanted - set(ix.KINDS)
+        if unknown:
+            raise self.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(ix.KINDS)}")
+        items = nodes.bullet_list(classes=["interaction-points", "interaction-no-effect", "source-note"])
+        for p in points:
+            r = ix.resolve(p, mapping)
+            if p.kind in wanted and r.section is None and r.reason:
+                name = ix.point_name(p) if p.kind in ix.NAMED_KINDS else p.id
+                para = nodes.paragraph()
+                para += _searchable_name(name)
+                para += nodes.Text(f": {r.reason.strip()}")
+                items += nodes.list_item("", para)
+        return [items] if len(items) else [nodes.paragraph(text="No point of these kinds is marked no-effect.")]
 
 
 def setup(app):
