@@ -326,7 +326,7 @@ def build(s: dict, data: dict | None = None) -> dict:
         commands.append({"role": None, "node": None,
                          "text": render(env, server_flags(s, model, draft, tree, tp=tp, dp=dp, node=None, role=None))})
     m = mem.memory(model, gpu_gb, tp, precision=s.get("precision"), draft=draft,
-                   kv_cache_dtype=s.get("kv_cache_dtype") or "auto")
+                   kv_cache_dtype=s.get("kv_cache_dtype") or "auto", dp=dp)
     return {"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
             "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
             "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
@@ -467,7 +467,8 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
             get("q_lora_rank", 0, "no query compression", "weights")
         q = h * q_rank + q_rank * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
         attn = q + h * (kv_rank + rope) + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
-        attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope}
+        attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope, "heads": heads,
+                     "qk_nope_head_dim": nope, "v_head_dim": v_dim, "q_lora_rank": q_rank}
         if cfg.get("index_head_dim"):
             attention["indexer_bytes"] = cfg["index_head_dim"] + 4
     else:
@@ -477,7 +478,7 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
             kv_heads = get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv")
         head_dim = get("head_dim", h // heads, "hidden_size / num_attention_heads", "kv")
         attn = 2 * h * heads * head_dim + 2 * h * kv_heads * head_dim
-        attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim}
+        attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim, "heads": heads}
     if "linear_attention" in (cfg.get("layer_types") or []) or cfg.get("full_attention_interval"):
         attention = {"kind": "hybrid-linear"}
     dense_mlp = 3 * h * inter

@@ -88,9 +88,19 @@ PAGE_FIGURES = [
     ("deepseek-v3", "about 475,000 tokens", "deepseek-v3", "H200", 8, {}, "kv_tokens", 475_000),
     ("deepseek-v3", "about 950,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
      {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 950_000),
-    ("deepseek-v32", "about 430,000 tokens per GPU", "deepseek-v32", "H200", 8, {}, "kv_tokens", 430_000),
-    ("deepseek-v32", "about 1,400,000 tokens per GPU", "deepseek-v32", "B200", 8,
+    ("deepseek-v3", "about 350,000 tokens per GPU", "deepseek-v3", "H200", 8, {"dp": 8}, "kv_tokens", 350_000),
+    ("deepseek-v3", "about 700,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
+     {"dp": 8, "kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 700_000),
+    ("deepseek-v3", "about 2,800,000 tokens in BF16", "deepseek-v3", "H200", 8, {"dp": 8}, "server_kv_tokens", 2_800_000),
+    ("deepseek-v3", "9.2 GB more in FP8", "deepseek-v3", "H200", 8, {"dp": 8}, "attn_extra_gb", 9.2),
+    ("deepseek-v32", "9.2 GB more in FP8", "deepseek-v32", "H200", 8, {"dp": 8}, "attn_extra_gb", 9.2),
+    ("deepseek-v32", "about 430,000 tokens", "deepseek-v32", "H200", 8, {}, "kv_tokens", 430_000),
+    ("deepseek-v32", "about 315,000 tokens per GPU", "deepseek-v32", "H200", 8, {"dp": 8}, "kv_tokens", 315_000),
+    ("deepseek-v32", "about 2,500,000 tokens", "deepseek-v32", "H200", 8, {"dp": 8}, "server_kv_tokens", 2_500_000),
+    ("deepseek-v32", "about 1,400,000 tokens without DP", "deepseek-v32", "B200", 8,
      {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 1_400_000),
+    ("deepseek-v32", "about 1,190,000 tokens per GPU", "deepseek-v32", "B200", 8,
+     {"dp": 8, "kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 1_190_000),
     ("glm45", "about 310,000 tokens", "glm45-air", "H100", 4, {}, "kv_tokens", 310_000),
     ("glm45", "about 495,000 tokens", "glm46", "H100", 8, {}, "kv_tokens", 495_000),
     ("gpt-oss", "about 715,000 tokens", "gpt-oss-120b", "H200", 1, {}, "kv_tokens", 715_000),
@@ -127,6 +137,40 @@ def test_memory_method_agrees_with_the_pages_does_not_fit(slug, text, model, gpu
     assert text in " ".join(page(slug).split())
     m = DATA["models"][model]
     assert not mem.memory(m, DATA["gpus"][gpu]["memory_gb"], tp, draft=m.get("draft")).fits
+
+
+def test_dp_attention_keeps_the_mla_cell_and_multiplies_the_servers_tokens_by_the_ranks():
+    m = DATA["models"]["deepseek-v3"]
+    tp_only = mem.memory(m, 141, 8, draft=m["draft"])
+    dp = mem.memory(m, 141, 8, draft=m["draft"], dp=8)
+    assert dp.bytes_per_token == tp_only.bytes_per_token and dp.attn_tp == 1
+    assert dp.server_kv_tokens == dp.kv_tokens * 8 and tp_only.server_kv_tokens == tp_only.kv_tokens
+    assert dp.target_gb == pytest.approx(tp_only.target_gb + dp.attn_extra_gb)
+    text = " ".join(page("deepseek-v3").split())
+    assert "about 10.5 B parameters" in text and mem.attention_split_params(m) / 1e9 == pytest.approx(10.5, rel=0.01)
+    assert "about 5.9 times the figure without DP attention" in text
+    assert dp.server_kv_tokens / tp_only.kv_tokens == pytest.approx(5.9, abs=0.05)
+
+
+def test_dp_attention_splits_gqa_kv_heads_over_the_attention_tp_group_only():
+    m = DATA["models"]["llama33-70b"]
+    tp_only, dp = mem.memory(m, 80, 4), mem.memory(m, 80, 4, dp=4)
+    assert tp_only.bytes_per_token == 80 * 2 * 2 * 128 * 2  # 8 KV heads over 4 GPUs: 2 per GPU
+    assert dp.bytes_per_token == 80 * 2 * 8 * 128 * 2  # attention TP 1: all 8 per GPU
+    assert dp.attn_extra_gb == pytest.approx(mem.attention_split_params(m) * 2 / 1e9 * (1 - 1 / 4))
+
+
+def test_dp_attention_without_a_head_count_leaves_the_extra_attention_weights_uncounted():
+    m = DATA["models"]["glm46"]
+    assert "heads" not in m["attention"]
+    dp = mem.memory(m, 80, 8, dp=8)
+    assert dp.attn_extra_gb is None and dp.target_gb == mem.memory(m, 80, 8).target_gb
+
+
+def test_the_builder_passes_dp_attention_to_the_memory():
+    s = next(x for x in DATA["scenarios"] if x["id"] == "deepseek-v3-throughput")
+    out = builder.build(s, DATA)["memory"]
+    assert out["dp"] == 8 and out["attn_tp"] == 1 and out["attn_extra_gb"] > 0
 
 
 @pytest.mark.parametrize("concurrency, moe, tp, mtp, deepseek, row", [
@@ -221,7 +265,7 @@ def _without(config, *keys):
 def test_a_whole_config_assumes_nothing_and_names_its_path():
     model = builder.model_from_config(QWEN3_MOE)
     assert model["assumed"] == []
-    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128, "heads": 32}
     assert model["path"] == "Qwen/Qwen3-30B-A3B" and model["path_source"] == "config"
 
 
@@ -254,7 +298,7 @@ def test_a_multimodal_config_is_read_from_its_text_config():
               "text_config": _without(QWEN3_MOE, "architectures", "_name_or_path")}
     model = builder.model_from_config(config, "Qwen/Qwen3-VL-30B-A3B-Instruct")
     assert model["text_config"] == "text_config" and model["layers"] == 48 and model["assumed"] == []
-    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128, "heads": 32}
     assert model["path_source"] == "given"
 
 
@@ -270,7 +314,8 @@ def test_mla_fields_are_read_and_a_missing_rope_dimension_is_listed():
               "num_attention_heads": 16, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
               "v_head_dim": 128, "q_lora_rank": None, "intermediate_size": 10944, "vocab_size": 102400}
     model = builder.model_from_config(config)
-    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["assumed"] == []
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "heads": 16,
+                                  "qk_nope_head_dim": 128, "v_head_dim": 128, "q_lora_rank": 0} and model["assumed"] == []
     partial = builder.model_from_config(_without(config, "qk_rope_head_dim"))
     assert [(a["field"], a["affects"]) for a in partial["assumed"]] == [("qk_rope_head_dim", "kv")]
 
@@ -279,7 +324,8 @@ def test_a_deepseek_v3_config_without_its_latent_fields_is_read_as_transformers_
     config = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
               "num_attention_heads": 128, "vocab_size": 129280}
     model = builder.model_from_config(config)
-    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["moe"]
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "heads": 128,
+                                  "qk_nope_head_dim": 128, "v_head_dim": 128, "q_lora_rank": 1536} and model["moe"]
     fields = {a["field"] for a in model["assumed"]}
     assert {"kv_lora_rank", "qk_rope_head_dim", "num_experts"} <= fields
     assert all("transformers default of DeepseekV3ForCausalLM" == a["source"] for a in model["assumed"])

@@ -138,13 +138,14 @@ def test_a_pasted_config_is_read_as_python_reads_it(builder_page, name, path):
         same(js_build(builder_page, scenario), builder.build(scenario, DATA))
 
 
-@pytest.mark.parametrize("gpu_gb, tp, kv", [(80, 1, "auto"), (24, 1, "auto"), (141, 4, "fp8_e4m3"), (48, 2, "auto")])
-def test_the_memory_method_is_the_same_in_both_languages(builder_page, gpu_gb, tp, kv):
+@pytest.mark.parametrize("gpu_gb, tp, kv, dp", [(80, 1, "auto", 1), (24, 1, "auto", 1), (141, 4, "fp8_e4m3", 1),
+                                               (48, 2, "auto", 1), (141, 8, "auto", 8), (80, 8, "fp8_e4m3", 4)])
+def test_the_memory_method_is_the_same_in_both_languages(builder_page, gpu_gb, tp, kv, dp):
     for key, model in DATA["models"].items():
         draft = model.get("draft")
-        py = mem.memory(model, gpu_gb, tp, draft=draft, kv_cache_dtype=kv).as_dict()
-        js = builder_page.evaluate("a => window.sglangBuild.memory(a[0], a[1], a[2], {draft: a[3], kv_cache_dtype: a[4]})",
-                                   [model, gpu_gb, tp, draft, kv])
+        py = mem.memory(model, gpu_gb, tp, draft=draft, kv_cache_dtype=kv, dp=dp).as_dict()
+        js = builder_page.evaluate("a => window.sglangBuild.memory(a[0], a[1], a[2], {draft: a[3], kv_cache_dtype: a[4], dp: a[5]})",
+                                   [model, gpu_gb, tp, draft, kv, dp])
         for name, value in py.items():
             assert js[name] == (pytest.approx(value, rel=1e-9, abs=1e-9) if isinstance(value, float) else value), (key, name)
 
@@ -321,6 +322,20 @@ def test_a_scenario_that_does_not_fit_says_so_and_what_to_change(builder_page):
     assert builder_page.locator("#build-command [data-out=fit]").inner_text() == "Does not fit."
     advice = builder_page.locator("#build-command .build-command__advice").inner_text()
     assert "Does not fit" in advice and "GPUs of this type" in advice
+
+
+def test_dp_attention_changes_the_memory_and_the_page_says_how(builder_page):
+    choose(builder_page, model="deepseek-v3", gpu="H200", gpus="8", conc="512", dp=False)
+    without = builder_page.locator("#build-command .build-command__mem").inner_text()
+    choose(builder_page, dp=True)
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    m = DATA["models"]["deepseek-v3"]
+    expected = mem.memory(m, 141, 8, draft=m["draft"], dp=8)
+    assert table != without
+    assert f"about {expected.kv_tokens:,}" in table and f"about {expected.server_kv_tokens:,}" in table
+    assert "each of the 8 DP ranks keeps the KV of its own requests only" in table
+    assert "the attention's extra copies (estimated from the config shapes" in table
+    assert "every GPU of the TP group holds every token" in without
 
 
 def test_two_nodes_give_one_command_per_node(builder_page):

@@ -80,6 +80,18 @@
     if (draft.fc_gb === undefined || draft.fc_gb === null) return draft.gb;
     return (draft.gb - draft.fc_gb) / tp + draft.fc_gb;
   }
+  // memory.py::attention_split_params: the attention projections TP splits, all layers (an estimate; null without heads).
+  function attentionSplitParams(model) {
+    var att = model.attention || {}, h = model.hidden_size, heads = att.heads, perLayer;
+    if (!heads || !h) return null;
+    if (att.kind === "gqa") perLayer = 2 * h * heads * att.head_dim + 2 * h * att.kv_heads * att.head_dim;
+    else if (att.kind === "mla") {
+      var qk = att.qk_nope_head_dim + att.qk_rope_head_dim;
+      perLayer = (att.q_lora_rank || h) * heads * qk + att.kv_lora_rank * heads * (att.qk_nope_head_dim + att.v_head_dim) +
+                 heads * att.v_head_dim * h;
+    } else return null;
+    return perLayer * model.layers;
+  }
   function kvBytesPerToken(model, tp, kvDtype, draftLayers) {
     var att = model.attention, kv = KV_BYTES[kvDtype] || 2, perLayer;
     if (att.kind === "gqa") perLayer = 2 * Math.max(1, Math.floor(att.kv_heads / tp)) * att.head_dim * kv;
@@ -97,19 +109,26 @@
   }
   function memory(model, gpuGb, tp, opts) {
     opts = opts || {};
+    var precision = opts.precision || model.precision, dp = opts.dp || 1, attnTp = Math.max(1, Math.floor(tp / dp));
     var stat = MEM_FRACTION * gpuGb;
-    var target = weightsGb(model, opts.precision) / tp;
+    var target = weightsGb(model, precision) / tp, extra = 0;
+    if (dp > 1) {
+      var params = attentionSplitParams(model);
+      extra = params === null ? null : params * BYTES_PER_PARAM[precision] / 1e9 * (1 / attnTp - 1 / tp);
+      target += extra || 0;
+    }
     var draftGb = draftPerGpuGb(opts.draft, tp);
     var embed = embedCopyGb(model, opts.draft);
     var kvGb = stat - target - draftGb;
-    var perToken = kvBytesPerToken(model, tp, opts.kv_cache_dtype || "auto", (opts.draft || {}).layers || 0);
+    var perToken = kvBytesPerToken(model, attnTp, opts.kv_cache_dtype || "auto", (opts.draft || {}).layers || 0);
     var tokens = null, tokensEmbed = null;
     if (perToken && kvGb > 0) {
       tokens = Math.floor(kvGb * 1e9 / perToken);
       tokensEmbed = Math.floor(Math.max(0, kvGb - embed) * 1e9 / perToken);
     }
     return { static_gb: stat, target_gb: target, draft_gb: draftGb, embed_copy_gb: embed, kv_gb: kvGb,
-             bytes_per_token: perToken, kv_tokens: tokens, kv_tokens_with_embed: tokensEmbed, fits: kvGb > 0 };
+             bytes_per_token: perToken, kv_tokens: tokens, kv_tokens_with_embed: tokensEmbed, fits: kvGb > 0,
+             dp: dp, attn_tp: attnTp, attn_extra_gb: extra, server_kv_tokens: tokens === null ? null : tokens * dp };
   }
 
   // -- Composition: speccheck/builder.py ------------------------------------------------
@@ -202,7 +221,7 @@
     } else {
       commands.push({ role: null, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, null)) });
     }
-    var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto" });
+    var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto", dp: dp });
     return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
              tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
              eagle3_target: canFeedEagle3(model) };
@@ -284,14 +303,15 @@
       var qRank = has(cfg, "q_lora_rank") ? first(cfg, ["q_lora_rank"], 0) : get("q_lora_rank", 0, "no query compression", "weights");
       var q = qRank ? h * qRank + qRank * heads * (nope + rope) : h * heads * (nope + rope);
       attn = q + h * (kvRank + rope) + kvRank * heads * (nope + vDim) + heads * vDim * h;
-      attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope };
+      attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope, heads: heads, qk_nope_head_dim: nope,
+                    v_head_dim: vDim, q_lora_rank: qRank };
       if (cfg.index_head_dim) attention.indexer_bytes = cfg.index_head_dim + 4;
     } else {
       var kvHeads = cfg.multi_query && first(cfg, KV_HEAD_KEYS, null) === null ? 1
         : get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv");
       var headDim = get("head_dim", Math.floor(h / heads), "hidden_size / num_attention_heads", "kv");
       attn = 2 * h * heads * headDim + 2 * h * kvHeads * headDim;
-      attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim };
+      attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim, heads: heads };
     }
     if ((cfg.layer_types || []).indexOf("linear_attention") >= 0 || cfg.full_attention_interval) attention = { kind: "hybrid-linear" };
     var denseMlp = 3 * h * inter, moeMlp;
@@ -712,15 +732,23 @@
     table.appendChild(el("caption", {}, "The [memory method](recipes-memory-method) of the recipes, for one of " + r.tp + " GPUs of " + gpuGb + " GB"));
     var rows = [
       ["Static budget (`--mem-fraction-static " + MEM_FRACTION + "`)", gb(m.static_gb)],
-      ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
+      m.dp > 1
+        ? ["Target weights ÷ " + r.tp + ", with the attention projections ÷ " + m.attn_tp + " (DP attention: the attention-TP group is " + m.attn_tp + " GPU" + (m.attn_tp > 1 ? "s" : "") + ", [why](ix-parallelism-dp-attention))",
+           "− " + gb(m.target_gb) + (m.attn_extra_gb === null ? "; the attention's extra copies are not counted: this model's data has no head count to estimate them from"
+             : ", of which " + gb(m.attn_extra_gb) + " is the attention's extra copies (estimated from the config shapes: the attention projections are " + num(Math.round(attentionSplitParams(model) / 1e8) / 10) + " B parameters)")]
+        : ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
       ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
         : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
           : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
       ["KV bytes per token per GPU, draft layers included" + (r.algorithm === "STANDALONE" && s.draft && s.draft.layers
-        ? " (the draft's " + s.draft.layers + " layers at the target's cost per layer, as SGLang sizes the pool: [draft cost](oom-draft-cost))" : ""),
+        ? " (the draft's " + s.draft.layers + " layers at the target's cost per layer, as SGLang sizes the pool: [draft cost](oom-draft-cost))" : "") +
+        (m.dp > 1 && model.attention && model.attention.kind === "gqa" ? " (KV heads split over the attention-TP group of " + m.attn_tp + ", not over " + r.tp + ")" : ""),
        m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
-      ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
+      ["KV tokens" + (m.dp > 1 ? " per GPU" : ""), m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
+      ["KV tokens the server holds", m.kv_tokens === null ? "–" : m.dp > 1
+        ? "about " + num(m.server_kv_tokens) + ": each of the " + m.dp + " DP ranks keeps the KV of its own requests only (" + num(m.kv_tokens) + " × " + m.dp + ")"
+        : "about " + num(m.kv_tokens) + ": every GPU of the TP group holds every token (its share of the KV heads" + (model.attention && model.attention.kind === "mla" ? "; latent attention has one shared head, so every GPU holds all of it" : "") + ")"],
       ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–")
         : r.algorithm === "STANDALONE" ? "none: a STANDALONE draft's embedding is part of its weights" : "none"],
       ["CUDA-graph batch", s.concurrency > REQUEST_CAP && r.algorithm ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
