@@ -529,3 +529,44 @@ def test_the_train_row_says_whether_the_target_can_feed_an_eagle3_draft():
     assert llama["algorithm_row"] == "train" and llama["eagle3_target"] is True
     unknown = dict(builder.model_from_config({k: v for k, v in GRANITE_CONFIG.items() if k != "architectures"}))
     assert builder.can_feed_eagle3(unknown) is None
+
+
+# Trial 5 (issue 23): a Granite-like config without intermediate_size on one 24 GB L4; the model is about
+# 8.2 B parameters, the 4 x hidden guess gives 10.1 B, and the verdict turns within the range.
+GRANITE_PARTIAL = {"architectures": ["GraniteForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+                   "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 49159,
+                   "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+
+
+def test_a_guessed_intermediate_size_gives_a_parameter_range_over_the_stated_spread():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    low, high = model["params_b_range"]
+    assert low < model["params_b"] < high
+    at = {f: builder.model_from_config(dict(GRANITE_PARTIAL, intermediate_size=int(f * 4096)))["params_b"]
+          for f in builder.INTERMEDIATE_RANGE}
+    assert [low, high] == [at[2.5], at[5.5]]
+    assert builder.model_from_config(dict(GRANITE_PARTIAL, intermediate_size=12800))["params_b_range"] is None
+
+
+def test_a_verdict_that_turns_within_the_range_is_uncertain():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    out = builder.build({"model": model, "gpu_memory_gb": 24, "gpus": 1, "concurrency": 1}, DATA)
+    assert out["verdict"] == "uncertain"
+    assert [r["fits"] for r in out["memory_range"]] == [True, False]
+
+
+def test_a_typed_parameter_count_or_a_clear_case_gives_a_firm_verdict():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    typed = builder.build({"model": dict(model, params_b=8.2, params_typed=True), "gpu_memory_gb": 24, "gpus": 1,
+                           "concurrency": 1}, DATA)
+    assert typed["verdict"] == "fits" and typed["memory_range"] is None
+    big = builder.build({"model": model, "gpu_memory_gb": 80, "gpus": 1, "concurrency": 1}, DATA)
+    assert big["verdict"] == "fits" and all(r["fits"] for r in big["memory_range"])
+    small = builder.build({"model": model, "gpu_memory_gb": 12, "gpus": 1, "concurrency": 1}, DATA)
+    assert small["verdict"] == "does-not-fit"
+
+
+def test_a_transformers_class_default_is_not_given_a_range():
+    config = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "num_hidden_layers": 28,
+              "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064}
+    assert builder.model_from_config(config)["params_b_range"] is None

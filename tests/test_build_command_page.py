@@ -75,13 +75,15 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target", "verdict"):
         assert js[key] == py[key], key
-    for key, value in py["memory"].items():
-        if isinstance(value, float):
-            assert js["memory"][key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
-        else:
-            assert js["memory"][key] == value, key
+    assert (js["memory_range"] is None) == (py["memory_range"] is None)
+    for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [])):
+        for key, value in py_mem.items():
+            if isinstance(value, float):
+                assert js_mem[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
+            else:
+                assert js_mem[key] == value, key
 
 
 def python_errors(text: str) -> list[str]:
@@ -338,6 +340,30 @@ def test_dp_attention_changes_the_memory_and_the_page_says_how(builder_page):
     assert "every GPU of the TP group holds every token" in without
 
 
+# Trial 5: Granite-like config without intermediate_size on one 24 GB L4 (about 8.2 B in truth).
+GRANITE_PARTIAL = {"architectures": ["GraniteForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+                   "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 49159,
+                   "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+
+
+def test_a_verdict_that_turns_within_the_estimates_range_asks_for_the_parameter_count(builder_page):
+    choose(builder_page, model="config", config=json.dumps(GRANITE_PARTIAL), path="org/granite", gpu="other", mem="24",
+           gpus="1", conc="1", params="")
+    summary = builder_page.locator("#build-command [data-out=summary]").inner_text()
+    fit = builder_page.locator("#build-command [data-out=fit]").inner_text()
+    for text in (summary, fit):
+        assert "Cannot tell from this config" in text and "type the parameter count from the model card" in text
+        assert "intermediate_size" in text and "7.11 to 13.15 B" in text
+    assert "Does not fit" not in summary and not builder_page.locator("#build-command .build-command__advice").count()
+    py = builder.build({"model": builder.model_from_config(GRANITE_PARTIAL, "org/granite"), "gpu_memory_gb": 24, "gpus": 1,
+                        "concurrency": 1}, DATA)
+    same(js_build(builder_page, {"model": builder.model_from_config(GRANITE_PARTIAL, "org/granite"), "gpu_memory_gb": 24,
+                                 "gpus": 1, "concurrency": 1}), py)
+    choose(builder_page, params="8.2")
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits:")
+    assert "Cannot tell" not in builder_page.locator("#build-command [data-out=summary]").inner_text()
+
+
 def test_two_nodes_give_one_command_per_node(builder_page):
     choose(builder_page, model="kimi-k2", gpu="H200", gpus="8", nodes="2", conc="512", dp=True, tool="kimi_k2")
     texts = shown_commands(builder_page)
@@ -456,6 +482,9 @@ def test_fp8_on_a_24_gb_other_gpu_fits_and_names_the_capability_it_needs(builder
     choose(builder_page, model="config", config=json.dumps(PHI4), path="microsoft/phi-4", precision="fp8",
            gpu="other", mem="24", conc="1")
     assert "--quantization fp8" in shown_commands(builder_page)[0]
+    # PHI4 has no intermediate_size: at the high end of the guessed range 24 GB is too small, so the page asks.
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Cannot tell")
+    choose(builder_page, params="14")  # Phi-4's model card: 14 B parameters
     assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
     assert "compute capability 8.9 or newer" in builder_page.locator("#bc-why-h + ul").inner_text()
 

@@ -221,8 +221,14 @@
     } else {
       commands.push({ role: null, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, null)) });
     }
-    var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto", dp: dp });
-    return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
+    var memOpts = { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto", dp: dp };
+    var m = memory(model, gpuGb, tp, memOpts), memoryRange = null;
+    if (model.params_b_range && !model.params_typed && !model.weights_gb) {
+      memoryRange = model.params_b_range.map(function (p) { return memory(Object.assign({}, model, { params_b: p }), gpuGb, tp, memOpts); });
+    }
+    var fitsSet = [m.fits].concat((memoryRange || []).map(function (x) { return x.fits; }));
+    var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
+    return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
              tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
              eagle3_target: canFeedEagle3(model) };
   }
@@ -241,6 +247,7 @@
   }
   // builder.py::TEXT_CONFIG_KEYS, KV_HEAD_KEYS, ARCH_DEFAULTS (transformers 5.19.0 class defaults)
   var TEXT_CONFIG_KEYS = ["thinker_config", "llm_config", "language_config", "text_config"];
+  var INTERMEDIATE_RANGE = [2.5, 5.5], VOCAB_RANGE = [32000, 262144];  // builder.py (sources there)
   var KV_HEAD_KEYS = ["n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"];
   var ARCH_DEFAULTS = {
     Qwen3MoeForCausalLM: { num_key_value_heads: 4, intermediate_size: 6144, moe_intermediate_size: 768, num_experts: 128, vocab_size: 151936 },
@@ -314,15 +321,30 @@
       attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim, heads: heads };
     }
     if ((cfg.layer_types || []).indexOf("linear_attention") >= 0 || cfg.full_attention_interval) attention = { kind: "hybrid-linear" };
-    var denseMlp = 3 * h * inter, moeMlp;
-    if (experts) {
-      var moeInter = get("moe_intermediate_size", inter, "intermediate_size", "weights");
-      var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], classDefaults.n_shared_experts || 0) || 0;
-      moeMlp = (experts + shared) * 3 * h * moeInter + h * experts;
-    } else moeMlp = denseMlp;
-    var perMoeLayer = attn + moeMlp;
-    var total = vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
-                (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
+    var nAssumed = assumed.length;
+    var moeInter = experts ? get("moe_intermediate_size", inter, "intermediate_size", "weights") : null;
+    var moeInterGuessed = assumed.length > nAssumed;
+    var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], classDefaults.n_shared_experts || 0) || 0;
+    var totalParams = function (inter, vocab, moeInter) {
+      var denseMlp = 3 * h * inter;
+      var moeMlp = experts ? (experts + shared) * 3 * h * moeInter + h * experts : denseMlp;
+      var perMoeLayer = attn + moeMlp;
+      return vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
+             (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
+    };
+    var total = totalParams(inter, vocab, moeInter);
+    // builder.py: the guide's own guesses of weight fields a range can cover (INTERMEDIATE_RANGE, VOCAB_RANGE)
+    var guessed = assumed.filter(function (a) { return a.affects === "weights" && a.source.indexOf("transformers") !== 0; })
+                         .map(function (a) { return a.field; });
+    var paramsRange = null;
+    if (guessed.indexOf("intermediate_size") >= 0 || guessed.indexOf("vocab_size") >= 0) {
+      var ends = [0, 1].map(function (i) {
+        var interI = guessed.indexOf("intermediate_size") >= 0 ? INTERMEDIATE_RANGE[i] * h : inter;
+        var vocabI = guessed.indexOf("vocab_size") >= 0 ? VOCAB_RANGE[i] : vocab;
+        return Math.round(totalParams(interI, vocabI, moeInterGuessed ? interI : moeInter) / 1e7) / 100;
+      });
+      paramsRange = [Math.min(ends[0], ends[1]), Math.max(ends[0], ends[1])];
+    }
     var quant = String((cfg.quantization_config || {}).quant_method || "").toLowerCase();
     var precision = quant.indexOf("fp8") >= 0 ? "fp8" : (quant.indexOf("fp4") >= 0 ? "fp4" : "bf16");
     var named = config._name_or_path || cfg._name_or_path || null;
@@ -330,7 +352,8 @@
                   architecture: arch, precision: precision,
                   weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
                   moe: !!experts, hidden_size: h, vocab_size: vocab || null,
-                  trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed };
+                  trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed,
+                  params_b_range: paramsRange };
     var win = cfg.sliding_window;
     if (win && (cfg.sliding_window_pattern || cfg.use_sliding_window || (cfg.layer_types || []).indexOf("sliding_attention") >= 0)) {
       model.sliding_window = win;
@@ -536,6 +559,19 @@
     return a;
   }
 
+  // Why the verdict is uncertain: the assumed fields and what the range gives at each end (builder.py::INTERMEDIATE_RANGE, VOCAB_RANGE).
+  function rangeText(model, r) {
+    var fields = (model.assumed || []).filter(function (a) { return a.affects === "weights" && a.source.indexOf("transformers") !== 0 &&
+                                                                     (a.field === "intermediate_size" || a.field === "vocab_size"); })
+                                      .map(function (a) { return "`" + a.field + "`"; });
+    var lo = r.memory_range[0], hi = r.memory_range[1];
+    return "Your config.json leaves out " + fields.join(" and ") + ", so the parameter estimate spans " + model.params_b_range[0] + " to " +
+      model.params_b_range[1] + " B (" + (fields.join(" ").indexOf("intermediate") >= 0 ? "`intermediate_size` 2.5 to 5.5 × `hidden_size`" : "") +
+      (fields.length > 1 ? ", " : "") + (fields.join(" ").indexOf("vocab") >= 0 ? "`vocab_size` 32,000 to 262,144" : "") +
+      ", the spread of real models): at " + model.params_b_range[0] + " B " + (lo.fits ? "it fits, with " + gb(lo.kv_gb) + " of KV cache per GPU" : "it does not fit") +
+      "; at " + model.params_b_range[1] + " B " + (hi.fits ? "it fits, with " + gb(hi.kv_gb) + " of KV cache" : "it does not fit (" + gb(hi.target_gb + hi.draft_gb) + " of weights per GPU against " + gb(hi.static_gb) + ")") + ".";
+  }
+
   function notes(s, out, model, platform) {
     var n = [];
     if (out.algorithm_row === "mtp") n.push("No `--speculative-draft-model-path`: the draft layer comes from the target checkpoint ([draft path rule](draft-path-rule)).");
@@ -685,8 +721,11 @@
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
     if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
-    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
-      !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
+    var uncertain = r.verdict === "uncertain";
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+      uncertain ? "Cannot tell from this config whether it fits: type the parameter count from the model card (Parameters). " + rangeText(model, r) +
+        (failed ? " " + failed + " command(s) also fail the check: see the verdicts below." : "")
+        : !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
         : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
@@ -737,6 +776,9 @@
            "− " + gb(m.target_gb) + (m.attn_extra_gb === null ? "; the attention's extra copies are not counted: this model's data has no head count to estimate them from"
              : ", of which " + gb(m.attn_extra_gb) + " is the attention's extra copies (estimated from the config shapes: the attention projections are " + num(Math.round(attentionSplitParams(model) / 1e8) / 10) + " B parameters)")]
         : ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
+      r.memory_range ? ["Target weights over the range of the assumed fields (see the warning)",
+        gb(r.memory_range[0].target_gb) + " to " + gb(r.memory_range[1].target_gb) + " (" + model.params_b_range[0] + " to " + model.params_b_range[1] +
+        " B parameters): " + (uncertain ? "fits at the low end, not at the high end" : r.memory_range[0].fits ? "fits at both ends" : "does not fit at either end")] : null,
       ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
         : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
           : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
@@ -748,21 +790,23 @@
       ["KV tokens" + (m.dp > 1 ? " per GPU" : ""), m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
       ["KV tokens the server holds", m.kv_tokens === null ? "–" : m.dp > 1
         ? "about " + num(m.server_kv_tokens) + ": each of the " + m.dp + " DP ranks keeps the KV of its own requests only (" + num(m.kv_tokens) + " × " + m.dp + ")"
-        : "about " + num(m.kv_tokens) + ": every GPU of the TP group holds every token (its share of the KV heads" + (model.attention && model.attention.kind === "mla" ? "; latent attention has one shared head, so every GPU holds all of it" : "") + ")"],
+        : r.tp === 1 ? "about " + num(m.kv_tokens) + ": one GPU" : "about " + num(m.kv_tokens) + ": every GPU of the TP group holds every token (its share of the KV heads" + (model.attention && model.attention.kind === "mla" ? "; latent attention has one shared head, so every GPU holds all of it" : "") + ")"],
       ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–")
         : r.algorithm === "STANDALONE" ? "none: a STANDALONE draft's embedding is part of its weights" : "none"],
       ["CUDA-graph batch", s.concurrency > REQUEST_CAP && r.algorithm ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
     ];
     var tbody = el("tbody");
-    rows.forEach(function (row) {
+    rows.filter(Boolean).forEach(function (row) {
       var tr = el("tr"); tr.appendChild(el("th", { scope: "row" }, row[0])); tr.appendChild(el("td", { "data-out": "mem" }, row[1])); tbody.appendChild(tr);
     });
     table.appendChild(tbody);
     memSec.appendChild(table);
-    var fit = el("p", { "class": "build-command__fit build-command__fit--" + (m.fits ? "ok" : "error"), "data-out": "fit" },
-                 m.fits ? "Fits: " + gb(m.kv_gb) + " of KV cache per GPU." : "Does not fit.");
+    var fit = el("p", { "class": "build-command__fit build-command__fit--" + (uncertain ? "uncertain" : m.fits ? "ok" : "error"), "data-out": "fit" },
+                 uncertain ? "Cannot tell from this config: type the parameter count from the model card. " + rangeText(model, r)
+                   : m.fits ? "Fits: " + gb(m.kv_gb) + " of KV cache per GPU." + (r.memory_range ? " It fits at every size in the estimate's range." : "")
+                   : "Does not fit." + (r.memory_range ? " It does not fit at any size in the estimate's range." : ""));
     memSec.appendChild(fit);
-    advice(s, r, model, gpuGb).forEach(function (t) { memSec.appendChild(el("p", { "class": "build-command__advice" }, t)); });
+    if (!uncertain) advice(s, r, model, gpuGb).forEach(function (t) { memSec.appendChild(el("p", { "class": "build-command__advice" }, t)); });
     out.appendChild(memSec);
 
     var after = el("section", { "aria-labelledby": "bc-after-h" });
