@@ -404,33 +404,63 @@ VLLM = {
 }
 
 
+def convert(page, text: str):
+    """Paste ``text`` into the converter; return its output box and the SGLang equivalent (the first command),
+    after checking that the equivalent passes the page's check and the build's own (speccheck)."""
+    page.locator("#bc-vllm").fill(text)
+    out = page.locator("#build-command-vllm [data-out=vllm]")
+    command = out.locator("pre").first.inner_text()
+    assert out.locator("[data-out=verdict]").first.inner_text().startswith("Check passed")
+    assert not python_errors(command)
+    return out, command
+
+
 @pytest.mark.parametrize("kind", VLLM)
 def test_a_vllm_command_becomes_an_sglang_command_that_passes_the_check(builder_page, kind):
     text, expected = VLLM[kind]
-    builder_page.locator("#bc-vllm").fill(text)
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page, text)
     for flag in expected:
         assert flag in command, (flag, command)
     assert "--speculative-draft-model-path" not in command or kind == "eagle3"
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
     assert "engine mapping" in out.inner_text()
+
+
+# Trial 6 (issue 23): vLLM's two-step MTP chain at 256 sequences, where the table's row "128 and more" says one step.
+DEEPSEEK_256 = ("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --speculative-config "
+                "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}' --max-num-seqs 256")
+
+
+def test_the_converter_shows_the_decision_tables_row_and_tree_under_the_literal_translation(builder_page):
+    out, command = convert(builder_page, DEEPSEEK_256)
+    assert "--speculative-num-steps 2" in command and "--speculative-num-draft-tokens 3" in command  # literal
+    note = out.locator("[data-out=vllm-table]").inner_text()
+    assert "256 concurrent requests" in note and 'row "128 and more' in note and "tree (1, 1, 2)" in note
+    assert "keeps vLLM's chain (2, 1, 3)" in note and "no speculation first" in note
+    scenario = builder_page.evaluate("t => window.sglangBuild.fromVllm(t).scenario", DEEPSEEK_256)
+    py = builder.build(scenario, DATA)
+    assert py["tree_row"] == "128" and py["tree"] == list(builder.TREE_ROWS["128"])
+    table_command = out.locator("pre").nth(1).inner_text()
+    assert table_command == py["commands"][0]["text"] and "--speculative-num-steps 1" in table_command
+    assert out.locator("[data-out=verdict]").nth(1).inner_text().startswith("Check passed")
+    assert not python_errors(table_command)
+
+
+def test_the_converter_says_when_the_literal_tree_is_the_tables(builder_page):
+    out, command = convert(builder_page, DEEPSEEK_256.replace('"num_speculative_tokens\": 2', '"num_speculative_tokens\": 1'))
+    assert "--speculative-num-steps 1" in command
+    assert "The equivalent's tree is the table's." in out.locator("[data-out=vllm-table]").inner_text()
+    assert out.locator("pre").count() == 1
 
 
 def test_a_converted_checkpoint_of_a_recipe_models_architecture_takes_the_recipes_model_flags(builder_page):
     # deepseek-ai/DeepSeek-V3 is not a recipe's path, but its architecture (the check's model table) is the
     # DeepSeek-V3 and Kimi K2 recipes', whose model entries both set trust_remote_code.
-    builder_page.locator("#bc-vllm").fill(
-        "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
-        "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page,
+                           "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
+                           "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'")
     assert "--model-path deepseek-ai/DeepSeek-V3 " in command + " "
     assert DATA["models"]["deepseek-v3"]["trust_remote_code"] and "--trust-remote-code" in command
     assert "from the recipes for" in out.inner_text()
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
 
 
 def test_a_vllm_method_without_counterpart_is_named(builder_page):
@@ -440,11 +470,9 @@ def test_a_vllm_method_without_counterpart_is_named(builder_page):
 
 def test_tensorrt_llm_eagle3_settings_become_an_sglang_command(builder_page):
     builder_page.locator("#bc-trt-model").fill("meta-llama/Llama-3.1-8B-Instruct")
-    builder_page.locator("#bc-vllm").fill("speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
-                                          "  speculative_model: lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\n")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    assert "--speculative-num-draft-tokens 4" in out.locator("pre").inner_text()
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+    out, command = convert(builder_page, "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
+                                         "  speculative_model: lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\n")
+    assert "--speculative-num-draft-tokens 4" in command
 
 
 # -- Trial 3: FP8 on BF16, sliding windows, STANDALONE drafts, the converter's notes ----------
@@ -524,16 +552,12 @@ def test_a_standalone_draft_is_counted_from_its_own_size(builder_page):
 
 
 def test_a_speculators_draft_the_context_env_and_max_num_seqs_carry_over_from_vllm(builder_page):
-    builder_page.locator("#bc-vllm").fill(
-        "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 64 --speculative-config "
-        "'{\"method\": \"eagle3\", \"model\": \"RedHatAI/Qwen3-32B-speculator.eagle3\", \"num_speculative_tokens\": 3}'")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page,
+                           "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 64 --speculative-config "
+                           "'{\"method\": \"eagle3\", \"model\": \"RedHatAI/Qwen3-32B-speculator.eagle3\", \"num_speculative_tokens\": 3}'")
     assert command.startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
     assert "--max-running-requests 64" in command and "--cuda-graph-max-bs-decode 64" in command
     assert "--speculative-num-steps 3" in command and "--speculative-num-draft-tokens 4" in command
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
     notes = out.locator("ul").inner_text()
     assert "speculators format" in notes and "Does not carry over: the request cap" in notes
     assert out.locator("a", has_text="draft format conversion").count() == 1
@@ -543,7 +567,7 @@ def test_a_vllm_draft_without_speculator_in_its_name_gets_no_format_note(builder
     builder_page.locator("#bc-vllm").fill(VLLM["eagle3"][0])
     out = builder_page.locator("#build-command-vllm [data-out=vllm]")
     assert "speculators format" not in out.inner_text()
-    assert out.locator("pre").inner_text().startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+    assert out.locator("pre").first.inner_text().startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
 
 
 # -- Layout and accessibility -------------------------------------------------------------

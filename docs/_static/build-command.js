@@ -450,7 +450,7 @@
     }
     if (typeof s.model === "object") recipeModelFlags(s.model, notes);
     if (r.flags.trust_remote_code && typeof s.model === "object") s.model.trust_remote_code = true;
-    return { scenario: s, tree: tree, notes: notes };
+    return { scenario: s, tree: tree, notes: notes, max_num_seqs: r.flags.max_num_seqs || null };
   }
   // Model-level fields of the recipes' data (D.models, docs/_data/recipes.yaml) that serverFlags writes as flags.
   var MODEL_FLAG_FIELDS = { trust_remote_code: "--trust-remote-code", dtype_flag: "--dtype", context_length: "--context-length" };
@@ -483,7 +483,17 @@
     return text;
   }
 
-  window.sglangBuild = { build: build, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
+  // The decision table's tree for the converted scenario (its concurrency is --max-num-seqs, else 1):
+  // build(t.scenario) is speccheck/builder.py::build of the same scenario, so its row and command are Python's.
+  // differs: the literal translation's tree (t.tree) is not the table's.
+  function tableAdvice(t) {
+    var out = build(t.scenario), lit = t.tree;
+    var differs = !!(lit && (!out.tree || out.tree.join(",") !== lit.join(",")));
+    return { row: out.tree_row, tree: out.tree, text: out.commands[0].text, differs: differs,
+             concurrency: t.scenario.concurrency, given: !!t.max_num_seqs };
+  }
+
+  window.sglangBuild = { build: build, tableAdvice: tableAdvice, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
                          fromTrtllm: fromTrtllm, translatedCommand: translatedCommand, estimateEagle3Draft: estimateEagle3Draft,
                          standaloneDraft: standaloneDraft, draftEnv: draftEnv, hybridSwaArchs: HYBRID_SWA_ARCHS };
 
@@ -838,6 +848,21 @@
       var t = /vllm\s+serve/.test(text) ? fromVllm(text) : fromTrtllm(text, root.querySelector("#bc-trt-model").value.trim() || PLACEHOLDER_PATH, 1);
       var cmd = translatedCommand(t);
       showCommand(box, "SGLang equivalent", cmd);
+      var adv = tableAdvice(t), rt = ROW_TEXT[adv.row];
+      if (t.tree && rt) {
+        var conc = adv.given ? adv.concurrency + " concurrent requests (`--max-num-seqs`)" : "1 concurrent request (no `--max-num-seqs` given: pick your concurrency in the builder above)";
+        var tableTree = adv.tree ? "(" + adv.tree.join(", ") + ")" : "tree flags unset";
+        box.appendChild(el("p", { "class": adv.differs ? "build-command__warning" : "build-command__note", role: "note", "data-out": "vllm-table" },
+          "Decision table for " + conc + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + ")), tree " + tableTree + ". " +
+          (adv.differs
+            ? "The equivalent above keeps vLLM's chain (" + t.tree.join(", ") + "); " +
+              (adv.row === "128" ? "at this concurrency even two verified tokens per request stop being nearly free, so the table says no speculation first, and this one-step chain if you try it." :
+               adv.row === "64" ? "at this concurrency SGLang's own adaptive table drafts nothing, so the table starts from a one-step chain measured against no speculation." :
+               adv.row === "32-moe-tp" ? "for an MoE target or tensor parallelism at this concurrency, extra verified tokens cost more, so the table starts from a one-step chain." :
+               "the table's tree is the starting point for this case.") + " The command with the table's tree:"
+            : "The equivalent's tree is the table's.")));
+        if (adv.differs) showCommand(box, "With the decision table's tree", adv.text);
+      }
       var ul = el("ul");
       t.notes.forEach(function (n) { ul.appendChild(el("li", {}, n)); });
       ul.appendChild(el("li", {}, "Flag and metric names side by side: [engine mapping](engine-mapping)."));
