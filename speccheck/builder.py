@@ -33,6 +33,7 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 from pathlib import Path
@@ -88,20 +89,44 @@ CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
 # Fp8Config.get_min_capability is 80, so older GPUs are refused).
 ONLINE_QUANTIZATION = {"fp8": "fp8"}
 FP8_NATIVE_SM = 89
-# Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"):
-# sglang/srt/configs/model_config.py::is_hybrid_swa_model (its list, SWA_SINK_ARCHS and
-# MIMO_V2_MODEL_ARCHS), or a text config with ``is_hybrid_swa``. Every other architecture with
-# sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.
-HYBRID_SWA_ARCHS = (
-    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
-    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
-    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
-    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
-    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
-    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
-    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-    "UnlimitedOCRForCausalLM",
-)
+
+
+def read_hybrid_swa_archs(root: Path | None = None) -> tuple[str, ...]:
+    """Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"), sorted.
+
+    Read with ``ast`` from ``sglang/srt/configs/model_config.py::is_hybrid_swa_model``: the set literal it
+    assigns to ``hybrid_swa_archs``, with each ``*NAME`` in it expanded from that module's top-level assignment
+    of NAME (``SWA_SINK_ARCHS``, ``MIMO_V2_MODEL_ARCHS``: every string constant of the assigned value). A text
+    config with ``is_hybrid_swa`` also qualifies (:func:`model_from_config` reads it). Every other architecture
+    with sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.
+    The page's data file carries the same list as ``hybrid_swa_archs`` (sphinxext/content/build_command_page.py).
+
+    :param root: a folder laid out like ``site-packages`` (default: the pinned wheel in this environment).
+    :raises RuntimeError: the function or its set literal is not where this reader looks (a pin move changed it).
+    """
+    from speccheck.errors import site_packages
+
+    path = (root or site_packages()) / "sglang" / "srt" / "configs" / "model_config.py"
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    top = {t.id: node.value for node in module.body if isinstance(node, ast.Assign)
+           for t in node.targets if isinstance(t, ast.Name)}
+    func = next((n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "is_hybrid_swa_model"), None)
+    literal = next((n.value for n in ast.walk(func) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Set)
+                    and any(isinstance(t, ast.Name) and t.id == "hybrid_swa_archs" for t in n.targets)), None) if func else None
+    if literal is None:
+        raise RuntimeError(f"{path}: no `hybrid_swa_archs = {{...}}` in is_hybrid_swa_model")
+    names = set()
+    for elt in literal.elts:
+        if isinstance(elt, ast.Starred) and isinstance(elt.value, ast.Name) and elt.value.id in top:
+            elt = top[elt.value.id]
+        names |= {n.value for n in ast.walk(elt) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return tuple(sorted(names))
+
+
+@functools.lru_cache(maxsize=1)
+def hybrid_swa_archs() -> tuple[str, ...]:
+    """:func:`read_hybrid_swa_archs` of the pinned wheel, read once."""
+    return read_hybrid_swa_archs()
 
 
 @functools.lru_cache(maxsize=1)
@@ -412,7 +437,7 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
     ``auto_map`` (code shipped with the checkpoint: ``--trust-remote-code``), ``_name_or_path`` and the
     window fields (``sliding_window`` with ``sliding_window_pattern``, ``use_sliding_window`` or
     ``sliding_attention`` in ``layer_types``: ``sliding_window`` and ``hybrid_swa``, whether SGLang gives
-    the windowed layers their own pool, :data:`HYBRID_SWA_ARCHS`; the KV count stays every layer at
+    the windowed layers their own pool, :func:`hybrid_swa_archs`; the KV count stays every layer at
     full cost).
 
     A field the config leaves out is filled as Hugging Face and SGLang fill it: the class default
@@ -545,7 +570,7 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
     if window and (cfg.get("sliding_window_pattern") or cfg.get("use_sliding_window")
                    or "sliding_attention" in (cfg.get("layer_types") or [])):
         model["sliding_window"] = window
-        model["hybrid_swa"] = arch in HYBRID_SWA_ARCHS or bool(cfg.get("is_hybrid_swa"))
+        model["hybrid_swa"] = arch in hybrid_swa_archs() or bool(cfg.get("is_hybrid_swa"))
     if mtp_layers:
         model["draft"] = {"algorithm": "EAGLE", "layers": 1}
     return model

@@ -42,7 +42,7 @@ DP attention (``--attn-dp-size`` D over TP size T; the builder sets D = T):
 
 Window and linear-attention layers (GPT-OSS, Llama 4, Qwen3-Next) are counted at full cost,
 as the recipe pages do, so their token counts are lower bounds where SGLang gives windowed layers a
-pool of their own (``builder.HYBRID_SWA_ARCHS``; for other windowed architectures, Gemma 2/3 and
+pool of their own (``builder.hybrid_swa_archs``; for other windowed architectures, Gemma 2/3 and
 Mistral, the pinned SGLang keeps every layer's KV for every token, as counted here); hybrid linear-attention
 models (attention kind ``hybrid-linear``) get no token count here: the recipe page has it.
 """

@@ -486,15 +486,29 @@ def test_sliding_window_configs_are_marked_and_gemma3_is_not_a_hybrid_swa_archit
     assert "sliding_window" not in qwen
 
 
-def test_hybrid_swa_architectures_are_sglangs_list():
+def test_the_hybrid_swa_reader_gives_the_names_in_sglangs_function_and_the_sets_it_expands():
+    # An independent reading of the same source (text, not ast) must give what the reader gives.
     text = (SITE_PACKAGES / "sglang" / "srt" / "configs" / "model_config.py").read_text(encoding="utf-8")
     func = text[text.index("def is_hybrid_swa_model"):text.index("def get_hybrid_layer_ids")]
     names = set(re.findall(r'"(\w+)"', func[:func.index("if any(")]))
     for group in ("SWA_SINK_ARCHS", "MIMO_V2_MODEL_ARCHS"):
         block = text[text.index(f"{group} = "):]
         names |= set(re.findall(r'"(\w+)"', block[:block.index(")")]))
-    assert names == set(builder.HYBRID_SWA_ARCHS)
+    assert names == set(builder.hybrid_swa_archs())
     assert not {"Gemma3ForConditionalGeneration", "Gemma3ForCausalLM", "Gemma2ForCausalLM", "MistralForCausalLM"} & names
+
+
+def test_the_hybrid_swa_reader_follows_the_source_it_reads(tmp_path):
+    source = tmp_path / "sglang" / "srt" / "configs" / "model_config.py"
+    source.parent.mkdir(parents=True)
+    source.write_text('EXTRA = frozenset({"BForCausalLM"})\n\n'
+                      'def is_hybrid_swa_model(model_architectures, hf_text_config=None):\n'
+                      '    hybrid_swa_archs = {"AForCausalLM", *EXTRA}\n'
+                      '    return any(a in hybrid_swa_archs for a in model_architectures)\n', encoding="utf-8")
+    assert builder.read_hybrid_swa_archs(tmp_path) == ("AForCausalLM", "BForCausalLM")
+    source.write_text("def is_hybrid_swa_model(model_architectures):\n    return False\n", encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        builder.read_hybrid_swa_archs(tmp_path)
 
 
 # Trial 4: a target class without the EAGLE-3 capture hook gets no "train an EAGLE-3 draft" advice.

@@ -491,7 +491,7 @@ def test_the_page_and_python_agree_on_fp8_standalone_and_typed_eagle3_drafts(bui
         js, py = js_build(builder_page, s), builder.build(s, DATA)
         same(js, py)
         assert js["quantization"] == py["quantization"]
-    assert builder_page.evaluate("() => window.sglangBuild.hybridSwaArchs") == list(builder.HYBRID_SWA_ARCHS)
+    assert builder_page.evaluate("() => window.sglangBuild.hybridSwaArchs") == list(builder.hybrid_swa_archs())
 
 
 def test_fp8_on_a_bf16_config_adds_the_flag_and_names_weight_only_fp8_on_an_a100(builder_page):

@@ -55,19 +55,11 @@
     train: ["None of these, and you can train", "train-draft-specforge"],
   };
   var DEEPSEEK_MTP = ["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
-  // builder.py::CONTEXT_ENV, ONLINE_QUANTIZATION, FP8_NATIVE_SM, HYBRID_SWA_ARCHS (sources there)
+  // builder.py::CONTEXT_ENV, ONLINE_QUANTIZATION, FP8_NATIVE_SM (sources there)
   var CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1";
   var ONLINE_QUANTIZATION = { fp8: "fp8" }, FP8_NATIVE_SM = 89;
-  var HYBRID_SWA_ARCHS = [
-    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
-    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
-    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
-    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
-    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
-    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
-    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-    "UnlimitedOCRForCausalLM",
-  ];
+  // builder.py::hybrid_swa_archs: read from the pinned wheel at build time (D.hybrid_swa_archs), not copied here.
+  var HYBRID_SWA_ARCHS = D.hybrid_swa_archs || [];
 
   // -- Memory: speccheck/memory.py ------------------------------------------------------
   function weightsGb(model, precision) {
