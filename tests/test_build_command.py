@@ -584,3 +584,16 @@ def test_a_transformers_class_default_is_not_given_a_range():
     config = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "num_hidden_layers": 28,
               "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064}
     assert builder.model_from_config(config)["params_b_range"] is None
+
+
+# Page weight (issue 23): the builder page loads the checker's data file, whose option table is its largest
+# part; it carries only the fields the scripts read (the help texts were more than half of it, compressed).
+def test_the_checkers_option_table_holds_only_fields_a_script_reads():
+    from check_command_page import option_table
+    from speccheck import sglang_args
+
+    fields = set().union(*(o.keys() for o in option_table(sglang_args.pinned_parser().parser)))
+    scripts = "".join((ROOT / "docs" / "_static" / f).read_text(encoding="utf-8")
+                      for f in ("check-command.js", "build-command.js"))
+    assert "help" not in fields
+    assert all(re.search(rf"\.{f}\b", scripts) for f in fields), fields
