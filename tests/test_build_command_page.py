@@ -78,7 +78,7 @@ def same(js: dict, py: dict) -> None:
     for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target", "verdict"):
         assert js[key] == py[key], key
     assert (js["memory_range"] is None) == (py["memory_range"] is None)
-    for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [])):
+    for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [], strict=True)):
         for key, value in py_mem.items():
             if isinstance(value, float):
                 assert js_mem[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
