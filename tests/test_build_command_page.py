@@ -338,6 +338,9 @@ def test_dp_attention_changes_the_memory_and_the_page_says_how(builder_page):
     assert "each of the 8 DP ranks keeps the KV of its own requests only" in table
     assert "the attention's extra copies (estimated from the config shapes" in table
     assert "every GPU of the TP group holds every token" in without
+    choose(builder_page, model="glm46", gpu="H100", gpus="8", conc="512", dp=True)  # no head count in its data
+    assert "copies to every GPU are not counted" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    assert "not counted: this model's data has no head count" in builder_page.locator("#build-command .build-command__mem").inner_text()
 
 
 # Trial 5: Granite-like config without intermediate_size on one 24 GB L4 (about 8.2 B in truth).

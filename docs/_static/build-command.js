@@ -722,6 +722,7 @@
     if (placeholder) caveats.push("replace the placeholder model path");
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
+    if (m.dp > 1 && m.attn_extra_gb === null) caveats.push("the attention weights DP attention copies to every GPU are not counted for this model (see Memory per GPU)");
     if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
     var uncertain = r.verdict === "uncertain";
     out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
