@@ -33,6 +33,7 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 from pathlib import Path
@@ -88,20 +89,44 @@ CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
 # Fp8Config.get_min_capability is 80, so older GPUs are refused).
 ONLINE_QUANTIZATION = {"fp8": "fp8"}
 FP8_NATIVE_SM = 89
-# Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"):
-# sglang/srt/configs/model_config.py::is_hybrid_swa_model (its list, SWA_SINK_ARCHS and
-# MIMO_V2_MODEL_ARCHS), or a text config with ``is_hybrid_swa``. Every other architecture with
-# sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.
-HYBRID_SWA_ARCHS = (
-    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
-    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
-    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
-    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
-    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
-    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
-    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-    "UnlimitedOCRForCausalLM",
-)
+
+
+def read_hybrid_swa_archs(root: Path | None = None) -> tuple[str, ...]:
+    """Architectures whose windowed layers the pinned SGLang gives their own, smaller KV pool ("hybrid SWA"), sorted.
+
+    Read with ``ast`` from ``sglang/srt/configs/model_config.py::is_hybrid_swa_model``: the set literal it
+    assigns to ``hybrid_swa_archs``, with each ``*NAME`` in it expanded from that module's top-level assignment
+    of NAME (``SWA_SINK_ARCHS``, ``MIMO_V2_MODEL_ARCHS``: every string constant of the assigned value). A text
+    config with ``is_hybrid_swa`` also qualifies (:func:`model_from_config` reads it). Every other architecture
+    with sliding-window layers (Gemma 2 and 3, Mistral) keeps every layer's KV for every token in one pool.
+    The page's data file carries the same list as ``hybrid_swa_archs`` (sphinxext/content/build_command_page.py).
+
+    :param root: a folder laid out like ``site-packages`` (default: the pinned wheel in this environment).
+    :raises RuntimeError: the function or its set literal is not where this reader looks (a pin move changed it).
+    """
+    from speccheck.errors import site_packages
+
+    path = (root or site_packages()) / "sglang" / "srt" / "configs" / "model_config.py"
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    top = {t.id: node.value for node in module.body if isinstance(node, ast.Assign)
+           for t in node.targets if isinstance(t, ast.Name)}
+    func = next((n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "is_hybrid_swa_model"), None)
+    literal = next((n.value for n in ast.walk(func) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Set)
+                    and any(isinstance(t, ast.Name) and t.id == "hybrid_swa_archs" for t in n.targets)), None) if func else None
+    if literal is None:
+        raise RuntimeError(f"{path}: no `hybrid_swa_archs = {{...}}` in is_hybrid_swa_model")
+    names = set()
+    for elt in literal.elts:
+        if isinstance(elt, ast.Starred) and isinstance(elt.value, ast.Name) and elt.value.id in top:
+            elt = top[elt.value.id]
+        names |= {n.value for n in ast.walk(elt) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return tuple(sorted(names))
+
+
+@functools.lru_cache(maxsize=1)
+def hybrid_swa_archs() -> tuple[str, ...]:
+    """:func:`read_hybrid_swa_archs` of the pinned wheel, read once."""
+    return read_hybrid_swa_archs()
 
 
 @functools.lru_cache(maxsize=1)
@@ -298,7 +323,10 @@ def build(s: dict, data: dict | None = None) -> dict:
         decoding), ``algorithm_row``,
         ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
         (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`),
-        ``eagle3_target`` (:func:`can_feed_eagle3`, with ``data['eagle3_targets']`` when present).
+        ``eagle3_target`` (:func:`can_feed_eagle3`, with ``data['eagle3_targets']`` when present),
+        ``memory_range`` (the memory at the low and high ends of the model's ``params_b_range``, when the
+        reader typed no parameter count (``params_typed``); else None) and ``verdict``: ``fits``,
+        ``does-not-fit``, or ``uncertain`` when the ends of the range disagree.
     :raises KeyError: an unknown model or GPU key.
     """
     data = data or load()
@@ -326,8 +354,15 @@ def build(s: dict, data: dict | None = None) -> dict:
         commands.append({"role": None, "node": None,
                          "text": render(env, server_flags(s, model, draft, tree, tp=tp, dp=dp, node=None, role=None))})
     m = mem.memory(model, gpu_gb, tp, precision=s.get("precision"), draft=draft,
-                   kv_cache_dtype=s.get("kv_cache_dtype") or "auto")
-    return {"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
+                   kv_cache_dtype=s.get("kv_cache_dtype") or "auto", dp=dp)
+    memory_range = None
+    if model.get("params_b_range") and not model.get("params_typed") and not model.get("weights_gb"):
+        memory_range = [mem.memory(dict(model, params_b=p), gpu_gb, tp, precision=s.get("precision"), draft=draft,
+                                   kv_cache_dtype=s.get("kv_cache_dtype") or "auto", dp=dp).as_dict()
+                        for p in model["params_b_range"]]
+    fits = {m.fits} | {r["fits"] for r in memory_range or []}
+    return {"verdict": "uncertain" if len(fits) > 1 else "fits" if m.fits else "does-not-fit",
+            "memory_range": memory_range,"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
             "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
             "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
 
@@ -338,6 +373,16 @@ def _first(cfg: dict, *names, default=None):
             return cfg[name]
     return default
 
+
+# The range over which a guessed weight field can lie, used when config.json leaves it out and the
+# reader typed no parameter count (:func:`model_from_config` ``params_b_range``, :func:`build` ``verdict``):
+# intermediate_size from 2.5 to 5.5 x hidden_size, the spread of the configs this guide reads
+# (DeepSeek-V3's dense layers 18432 / 7168 = 2.57, Llama 3.1 8B 14336 / 4096 = 3.5, Qwen2.5-7B
+# 18944 / 3584 = 5.29, the transformers Qwen3 default 22016 / 4096 = 5.375); vocab_size from 32,000
+# (Llama 2, Mistral 7B) to 262,144 (Gemma 3). A model outside these spreads exists: the page says the
+# figures are an estimate and asks for the parameter count whenever the verdict turns within the range.
+INTERMEDIATE_RANGE = (2.5, 5.5)
+VOCAB_RANGE = (32_000, 262_144)
 
 # Sub-configs that hold a multimodal model's language model, in the order SGLang picks them
 # (sglang/srt/utils/hf_transformers/common.py::get_hf_text_config; a thinker_config's own
@@ -392,7 +437,7 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
     ``auto_map`` (code shipped with the checkpoint: ``--trust-remote-code``), ``_name_or_path`` and the
     window fields (``sliding_window`` with ``sliding_window_pattern``, ``use_sliding_window`` or
     ``sliding_attention`` in ``layer_types``: ``sliding_window`` and ``hybrid_swa``, whether SGLang gives
-    the windowed layers their own pool, :data:`HYBRID_SWA_ARCHS`; the KV count stays every layer at
+    the windowed layers their own pool, :func:`hybrid_swa_archs`; the KV count stays every layer at
     full cost).
 
     A field the config leaves out is filled as Hugging Face and SGLang fill it: the class default
@@ -405,6 +450,9 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
 
     ``params_b`` is an estimate from these shapes (embedding, attention, MLP or experts, the
     MTP layers), not a count of the checkpoint; the page lets the reader replace it.
+    ``params_b_range`` is [low, high] when the guide guessed ``intermediate_size`` or ``vocab_size``
+    (not a transformers class default): the estimate at the ends of :data:`INTERMEDIATE_RANGE` and
+    :data:`VOCAB_RANGE`; else None. :func:`build` then gives a verdict only if both ends agree.
     With an MTP field above 0 the draft is the built-in one (``EAGLE``, no draft path: the
     path defaults to the target's, ``draft-path-rule``).
 
@@ -467,7 +515,8 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
             get("q_lora_rank", 0, "no query compression", "weights")
         q = h * q_rank + q_rank * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
         attn = q + h * (kv_rank + rope) + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
-        attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope}
+        attention = {"kind": "mla", "kv_lora_rank": kv_rank, "qk_rope_head_dim": rope, "heads": heads,
+                     "qk_nope_head_dim": nope, "v_head_dim": v_dim, "q_lora_rank": q_rank}
         if cfg.get("index_head_dim"):
             attention["indexer_bytes"] = cfg["index_head_dim"] + 4
     else:
@@ -477,19 +526,34 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
             kv_heads = get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv")
         head_dim = get("head_dim", h // heads, "hidden_size / num_attention_heads", "kv")
         attn = 2 * h * heads * head_dim + 2 * h * kv_heads * head_dim
-        attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim}
+        attention = {"kind": "gqa", "kv_heads": kv_heads, "head_dim": head_dim, "heads": heads}
     if "linear_attention" in (cfg.get("layer_types") or []) or cfg.get("full_attention_interval"):
         attention = {"kind": "hybrid-linear"}
-    dense_mlp = 3 * h * inter
-    if experts:
-        moe_inter = get("moe_intermediate_size", inter, "intermediate_size", "weights")
-        shared = _first(cfg, "n_shared_experts", "num_shared_experts", default=class_defaults.get("n_shared_experts", 0)) or 0
-        moe_mlp = (experts + shared) * 3 * h * moe_inter + h * experts
-    else:
-        moe_mlp = dense_mlp
-    per_moe_layer = attn + moe_mlp
-    total = (vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + dense_layers * (attn + dense_mlp)
-             + (layers - dense_layers) * per_moe_layer + mtp_layers * per_moe_layer)
+    n_assumed = len(assumed)
+    moe_inter = get("moe_intermediate_size", inter, "intermediate_size", "weights") if experts else None
+    moe_inter_guessed = len(assumed) > n_assumed  # falls back to intermediate_size
+    shared = _first(cfg, "n_shared_experts", "num_shared_experts", default=class_defaults.get("n_shared_experts", 0)) or 0
+
+    def total_params(inter, vocab, moe_inter):
+        """The parameter estimate for these values of the fields a range can cover."""
+        dense_mlp = 3 * h * inter
+        moe_mlp = (experts + shared) * 3 * h * moe_inter + h * experts if experts else dense_mlp
+        per_moe_layer = attn + moe_mlp
+        return (vocab * h * (1 if cfg.get("tie_word_embeddings") else 2) + dense_layers * (attn + dense_mlp)
+                + (layers - dense_layers) * per_moe_layer + mtp_layers * per_moe_layer)
+
+    total = total_params(inter, vocab, moe_inter)
+    # The guide's own guesses (not transformers class defaults) of weight fields a range can cover.
+    guessed = {a["field"] for a in assumed if a["affects"] == "weights" and not a["source"].startswith("transformers")}
+    params_range = None
+    if guessed & {"intermediate_size", "vocab_size"}:
+        ends = []
+        for i in (0, 1):
+            inter_i = INTERMEDIATE_RANGE[i] * h if "intermediate_size" in guessed else inter
+            vocab_i = VOCAB_RANGE[i] if "vocab_size" in guessed else vocab
+            moe_i = inter_i if moe_inter_guessed else moe_inter
+            ends.append(round(total_params(inter_i, vocab_i, moe_i) / 1e9, 2))
+        params_range = [min(ends), max(ends)]
     quant = str((cfg.get("quantization_config") or {}).get("quant_method", "")).lower()
     precision = "fp8" if "fp8" in quant else "fp4" if ("fp4" in quant or "mxfp4" in quant) else "bf16"
     named = config.get("_name_or_path") or cfg.get("_name_or_path")
@@ -500,13 +564,13 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
         "weights_gb": None, "params_b": round(total / 1e9, 2), "layers": layers, "attention": attention,
         "moe": bool(experts), "hidden_size": h, "vocab_size": vocab or None,
         "trust_remote_code": bool(config.get("auto_map") or cfg.get("auto_map")),
-        "text_config": sub_key, "assumed": assumed,
+        "text_config": sub_key, "assumed": assumed, "params_b_range": params_range,
     }
     window = cfg.get("sliding_window")
     if window and (cfg.get("sliding_window_pattern") or cfg.get("use_sliding_window")
                    or "sliding_attention" in (cfg.get("layer_types") or [])):
         model["sliding_window"] = window
-        model["hybrid_swa"] = arch in HYBRID_SWA_ARCHS or bool(cfg.get("is_hybrid_swa"))
+        model["hybrid_swa"] = arch in hybrid_swa_archs() or bool(cfg.get("is_hybrid_swa"))
     if mtp_layers:
         model["draft"] = {"algorithm": "EAGLE", "layers": 1}
     return model

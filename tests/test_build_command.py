@@ -88,15 +88,28 @@ PAGE_FIGURES = [
     ("deepseek-v3", "about 475,000 tokens", "deepseek-v3", "H200", 8, {}, "kv_tokens", 475_000),
     ("deepseek-v3", "about 950,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
      {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 950_000),
-    ("deepseek-v32", "about 430,000 tokens per GPU", "deepseek-v32", "H200", 8, {}, "kv_tokens", 430_000),
-    ("deepseek-v32", "about 1,400,000 tokens per GPU", "deepseek-v32", "B200", 8,
+    ("deepseek-v3", "about 350,000 tokens per GPU", "deepseek-v3", "H200", 8, {"dp": 8}, "kv_tokens", 350_000),
+    ("deepseek-v3", "about 700,000 with an FP8 KV cache", "deepseek-v3", "H200", 8,
+     {"dp": 8, "kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 700_000),
+    ("deepseek-v3", "about 2,800,000 tokens in BF16", "deepseek-v3", "H200", 8, {"dp": 8}, "server_kv_tokens", 2_800_000),
+    ("deepseek-v3", "9.2 GB more in FP8", "deepseek-v3", "H200", 8, {"dp": 8}, "attn_extra_gb", 9.2),
+    ("deepseek-v32", "9.2 GB more in FP8", "deepseek-v32", "H200", 8, {"dp": 8}, "attn_extra_gb", 9.2),
+    ("deepseek-v32", "about 430,000 tokens", "deepseek-v32", "H200", 8, {}, "kv_tokens", 430_000),
+    ("deepseek-v32", "about 315,000 tokens per GPU", "deepseek-v32", "H200", 8, {"dp": 8}, "kv_tokens", 315_000),
+    ("deepseek-v32", "about 2,500,000 tokens", "deepseek-v32", "H200", 8, {"dp": 8}, "server_kv_tokens", 2_500_000),
+    ("deepseek-v32", "about 1,400,000 tokens without DP", "deepseek-v32", "B200", 8,
      {"kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 1_400_000),
+    ("deepseek-v32", "about 1,190,000 tokens per GPU", "deepseek-v32", "B200", 8,
+     {"dp": 8, "kv_cache_dtype": "fp8_e4m3"}, "kv_tokens", 1_190_000),
     ("glm45", "about 310,000 tokens", "glm45-air", "H100", 4, {}, "kv_tokens", 310_000),
     ("glm45", "about 495,000 tokens", "glm46", "H100", 8, {}, "kv_tokens", 495_000),
     ("gpt-oss", "about 715,000 tokens", "gpt-oss-120b", "H200", 1, {}, "kv_tokens", 715_000),
     ("gpt-oss", "about 920,000 tokens", "gpt-oss-120b", "H100", 2, {}, "kv_tokens", 920_000),
     ("kimi-k2", "about 325,000 tokens", "kimi-k2", "B200", 8, {}, "kv_tokens", 325_000),
     ("kimi-k2", "about 770,000 tokens", "kimi-k2", "H200", 16, {}, "kv_tokens", 770_000),
+    ("kimi-k2", "about 4.9 GB more", "kimi-k2", "H200", 16, {"dp": 16}, "attn_extra_gb", 4.9),
+    ("kimi-k2", "about 50 GB and 700,000 tokens per", "kimi-k2", "H200", 16, {"dp": 16}, "kv_tokens", 700_000),
+    ("kimi-k2", "about 11,200,000 for the server", "kimi-k2", "H200", 16, {"dp": 16}, "server_kv_tokens", 11_200_000),
     ("mimo", "about 165,000 tokens", "mimo-7b", "L40S", 1, {}, "kv_tokens", 165_000),
     ("mimo", "about 345,000 tokens", "mimo-7b", "H100", 1, {}, "kv_tokens", 345_000),
     ("llama4", "about 258,000 tokens", "llama4-scout", "H100", 4, {}, "kv_tokens", 258_000),
@@ -127,6 +140,40 @@ def test_memory_method_agrees_with_the_pages_does_not_fit(slug, text, model, gpu
     assert text in " ".join(page(slug).split())
     m = DATA["models"][model]
     assert not mem.memory(m, DATA["gpus"][gpu]["memory_gb"], tp, draft=m.get("draft")).fits
+
+
+def test_dp_attention_keeps_the_mla_cell_and_multiplies_the_servers_tokens_by_the_ranks():
+    m = DATA["models"]["deepseek-v3"]
+    tp_only = mem.memory(m, 141, 8, draft=m["draft"])
+    dp = mem.memory(m, 141, 8, draft=m["draft"], dp=8)
+    assert dp.bytes_per_token == tp_only.bytes_per_token and dp.attn_tp == 1
+    assert dp.server_kv_tokens == dp.kv_tokens * 8 and tp_only.server_kv_tokens == tp_only.kv_tokens
+    assert dp.target_gb == pytest.approx(tp_only.target_gb + dp.attn_extra_gb)
+    text = " ".join(page("deepseek-v3").split())
+    assert "about 10.5 B parameters" in text and mem.attention_split_params(m) / 1e9 == pytest.approx(10.5, rel=0.01)
+    assert "about 5.9 times the figure without DP attention" in text
+    assert dp.server_kv_tokens / tp_only.kv_tokens == pytest.approx(5.9, abs=0.05)
+
+
+def test_dp_attention_splits_gqa_kv_heads_over_the_attention_tp_group_only():
+    m = DATA["models"]["llama33-70b"]
+    tp_only, dp = mem.memory(m, 80, 4), mem.memory(m, 80, 4, dp=4)
+    assert tp_only.bytes_per_token == 80 * 2 * 2 * 128 * 2  # 8 KV heads over 4 GPUs: 2 per GPU
+    assert dp.bytes_per_token == 80 * 2 * 8 * 128 * 2  # attention TP 1: all 8 per GPU
+    assert dp.attn_extra_gb == pytest.approx(mem.attention_split_params(m) * 2 / 1e9 * (1 - 1 / 4))
+
+
+def test_dp_attention_without_a_head_count_leaves_the_extra_attention_weights_uncounted():
+    m = DATA["models"]["glm46"]
+    assert "heads" not in m["attention"]
+    dp = mem.memory(m, 80, 8, dp=8)
+    assert dp.attn_extra_gb is None and dp.target_gb == mem.memory(m, 80, 8).target_gb
+
+
+def test_the_builder_passes_dp_attention_to_the_memory():
+    s = next(x for x in DATA["scenarios"] if x["id"] == "deepseek-v3-throughput")
+    out = builder.build(s, DATA)["memory"]
+    assert out["dp"] == 8 and out["attn_tp"] == 1 and out["attn_extra_gb"] > 0
 
 
 @pytest.mark.parametrize("concurrency, moe, tp, mtp, deepseek, row", [
@@ -221,7 +268,7 @@ def _without(config, *keys):
 def test_a_whole_config_assumes_nothing_and_names_its_path():
     model = builder.model_from_config(QWEN3_MOE)
     assert model["assumed"] == []
-    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128, "heads": 32}
     assert model["path"] == "Qwen/Qwen3-30B-A3B" and model["path_source"] == "config"
 
 
@@ -254,7 +301,7 @@ def test_a_multimodal_config_is_read_from_its_text_config():
               "text_config": _without(QWEN3_MOE, "architectures", "_name_or_path")}
     model = builder.model_from_config(config, "Qwen/Qwen3-VL-30B-A3B-Instruct")
     assert model["text_config"] == "text_config" and model["layers"] == 48 and model["assumed"] == []
-    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128}
+    assert model["attention"] == {"kind": "gqa", "kv_heads": 4, "head_dim": 128, "heads": 32}
     assert model["path_source"] == "given"
 
 
@@ -270,7 +317,8 @@ def test_mla_fields_are_read_and_a_missing_rope_dimension_is_listed():
               "num_attention_heads": 16, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
               "v_head_dim": 128, "q_lora_rank": None, "intermediate_size": 10944, "vocab_size": 102400}
     model = builder.model_from_config(config)
-    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["assumed"] == []
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "heads": 16,
+                                  "qk_nope_head_dim": 128, "v_head_dim": 128, "q_lora_rank": 0} and model["assumed"] == []
     partial = builder.model_from_config(_without(config, "qk_rope_head_dim"))
     assert [(a["field"], a["affects"]) for a in partial["assumed"]] == [("qk_rope_head_dim", "kv")]
 
@@ -279,7 +327,8 @@ def test_a_deepseek_v3_config_without_its_latent_fields_is_read_as_transformers_
     config = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168, "num_hidden_layers": 61,
               "num_attention_heads": 128, "vocab_size": 129280}
     model = builder.model_from_config(config)
-    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64} and model["moe"]
+    assert model["attention"] == {"kind": "mla", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "heads": 128,
+                                  "qk_nope_head_dim": 128, "v_head_dim": 128, "q_lora_rank": 1536} and model["moe"]
     fields = {a["field"] for a in model["assumed"]}
     assert {"kv_lora_rank", "qk_rope_head_dim", "num_experts"} <= fields
     assert all("transformers default of DeepseekV3ForCausalLM" == a["source"] for a in model["assumed"])
@@ -440,15 +489,29 @@ def test_sliding_window_configs_are_marked_and_gemma3_is_not_a_hybrid_swa_archit
     assert "sliding_window" not in qwen
 
 
-def test_hybrid_swa_architectures_are_sglangs_list():
+def test_the_hybrid_swa_reader_gives_the_names_in_sglangs_function_and_the_sets_it_expands():
+    # An independent reading of the same source (text, not ast) must give what the reader gives.
     text = (SITE_PACKAGES / "sglang" / "srt" / "configs" / "model_config.py").read_text(encoding="utf-8")
     func = text[text.index("def is_hybrid_swa_model"):text.index("def get_hybrid_layer_ids")]
     names = set(re.findall(r'"(\w+)"', func[:func.index("if any(")]))
     for group in ("SWA_SINK_ARCHS", "MIMO_V2_MODEL_ARCHS"):
         block = text[text.index(f"{group} = "):]
         names |= set(re.findall(r'"(\w+)"', block[:block.index(")")]))
-    assert names == set(builder.HYBRID_SWA_ARCHS)
+    assert names == set(builder.hybrid_swa_archs())
     assert not {"Gemma3ForConditionalGeneration", "Gemma3ForCausalLM", "Gemma2ForCausalLM", "MistralForCausalLM"} & names
+
+
+def test_the_hybrid_swa_reader_follows_the_source_it_reads(tmp_path):
+    source = tmp_path / "sglang" / "srt" / "configs" / "model_config.py"
+    source.parent.mkdir(parents=True)
+    source.write_text('EXTRA = frozenset({"BForCausalLM"})\n\n'
+                      'def is_hybrid_swa_model(model_architectures, hf_text_config=None):\n'
+                      '    hybrid_swa_archs = {"AForCausalLM", *EXTRA}\n'
+                      '    return any(a in hybrid_swa_archs for a in model_architectures)\n', encoding="utf-8")
+    assert builder.read_hybrid_swa_archs(tmp_path) == ("AForCausalLM", "BForCausalLM")
+    source.write_text("def is_hybrid_swa_model(model_architectures):\n    return False\n", encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        builder.read_hybrid_swa_archs(tmp_path)
 
 
 # Trial 4: a target class without the EAGLE-3 capture hook gets no "train an EAGLE-3 draft" advice.
@@ -483,3 +546,57 @@ def test_the_train_row_says_whether_the_target_can_feed_an_eagle3_draft():
     assert llama["algorithm_row"] == "train" and llama["eagle3_target"] is True
     unknown = dict(builder.model_from_config({k: v for k, v in GRANITE_CONFIG.items() if k != "architectures"}))
     assert builder.can_feed_eagle3(unknown) is None
+
+
+# Trial 5 (issue 23): a Granite-like config without intermediate_size on one 24 GB L4; the model is about
+# 8.2 B parameters, the 4 x hidden guess gives 10.1 B, and the verdict turns within the range.
+GRANITE_PARTIAL = {"architectures": ["GraniteForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+                   "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 49159,
+                   "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+
+
+def test_a_guessed_intermediate_size_gives_a_parameter_range_over_the_stated_spread():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    low, high = model["params_b_range"]
+    assert low < model["params_b"] < high
+    at = {f: builder.model_from_config(dict(GRANITE_PARTIAL, intermediate_size=int(f * 4096)))["params_b"]
+          for f in builder.INTERMEDIATE_RANGE}
+    assert [low, high] == [at[2.5], at[5.5]]
+    assert builder.model_from_config(dict(GRANITE_PARTIAL, intermediate_size=12800))["params_b_range"] is None
+
+
+def test_a_verdict_that_turns_within_the_range_is_uncertain():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    out = builder.build({"model": model, "gpu_memory_gb": 24, "gpus": 1, "concurrency": 1}, DATA)
+    assert out["verdict"] == "uncertain"
+    assert [r["fits"] for r in out["memory_range"]] == [True, False]
+
+
+def test_a_typed_parameter_count_or_a_clear_case_gives_a_firm_verdict():
+    model = builder.model_from_config(GRANITE_PARTIAL)
+    typed = builder.build({"model": dict(model, params_b=8.2, params_typed=True), "gpu_memory_gb": 24, "gpus": 1,
+                           "concurrency": 1}, DATA)
+    assert typed["verdict"] == "fits" and typed["memory_range"] is None
+    big = builder.build({"model": model, "gpu_memory_gb": 80, "gpus": 1, "concurrency": 1}, DATA)
+    assert big["verdict"] == "fits" and all(r["fits"] for r in big["memory_range"])
+    small = builder.build({"model": model, "gpu_memory_gb": 12, "gpus": 1, "concurrency": 1}, DATA)
+    assert small["verdict"] == "does-not-fit"
+
+
+def test_a_transformers_class_default_is_not_given_a_range():
+    config = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "num_hidden_layers": 28,
+              "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064}
+    assert builder.model_from_config(config)["params_b_range"] is None
+
+
+# Page weight (issue 23): the builder page loads the checker's data file, whose option table is its largest
+# part; it carries only the fields the scripts read (the help texts were more than half of it, compressed).
+def test_the_checkers_option_table_holds_only_fields_a_script_reads():
+    from check_command_page import option_table
+    from speccheck import sglang_args
+
+    fields = set().union(*(o.keys() for o in option_table(sglang_args.pinned_parser().parser)))
+    scripts = "".join((ROOT / "docs" / "_static" / f).read_text(encoding="utf-8")
+                      for f in ("check-command.js", "build-command.js"))
+    assert "help" not in fields
+    assert all(re.search(rf"\.{f}\b", scripts) for f in fields), fields

@@ -75,13 +75,15 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target", "verdict"):
         assert js[key] == py[key], key
-    for key, value in py["memory"].items():
-        if isinstance(value, float):
-            assert js["memory"][key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
-        else:
-            assert js["memory"][key] == value, key
+    assert (js["memory_range"] is None) == (py["memory_range"] is None)
+    for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [], strict=True)):
+        for key, value in py_mem.items():
+            if isinstance(value, float):
+                assert js_mem[key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
+            else:
+                assert js_mem[key] == value, key
 
 
 def python_errors(text: str) -> list[str]:
@@ -138,13 +140,14 @@ def test_a_pasted_config_is_read_as_python_reads_it(builder_page, name, path):
         same(js_build(builder_page, scenario), builder.build(scenario, DATA))
 
 
-@pytest.mark.parametrize("gpu_gb, tp, kv", [(80, 1, "auto"), (24, 1, "auto"), (141, 4, "fp8_e4m3"), (48, 2, "auto")])
-def test_the_memory_method_is_the_same_in_both_languages(builder_page, gpu_gb, tp, kv):
+@pytest.mark.parametrize("gpu_gb, tp, kv, dp", [(80, 1, "auto", 1), (24, 1, "auto", 1), (141, 4, "fp8_e4m3", 1),
+                                               (48, 2, "auto", 1), (141, 8, "auto", 8), (80, 8, "fp8_e4m3", 4)])
+def test_the_memory_method_is_the_same_in_both_languages(builder_page, gpu_gb, tp, kv, dp):
     for key, model in DATA["models"].items():
         draft = model.get("draft")
-        py = mem.memory(model, gpu_gb, tp, draft=draft, kv_cache_dtype=kv).as_dict()
-        js = builder_page.evaluate("a => window.sglangBuild.memory(a[0], a[1], a[2], {draft: a[3], kv_cache_dtype: a[4]})",
-                                   [model, gpu_gb, tp, draft, kv])
+        py = mem.memory(model, gpu_gb, tp, draft=draft, kv_cache_dtype=kv, dp=dp).as_dict()
+        js = builder_page.evaluate("a => window.sglangBuild.memory(a[0], a[1], a[2], {draft: a[3], kv_cache_dtype: a[4], dp: a[5]})",
+                                   [model, gpu_gb, tp, draft, kv, dp])
         for name, value in py.items():
             assert js[name] == (pytest.approx(value, rel=1e-9, abs=1e-9) if isinstance(value, float) else value), (key, name)
 
@@ -323,6 +326,47 @@ def test_a_scenario_that_does_not_fit_says_so_and_what_to_change(builder_page):
     assert "Does not fit" in advice and "GPUs of this type" in advice
 
 
+def test_dp_attention_changes_the_memory_and_the_page_says_how(builder_page):
+    choose(builder_page, model="deepseek-v3", gpu="H200", gpus="8", conc="512", dp=False)
+    without = builder_page.locator("#build-command .build-command__mem").inner_text()
+    choose(builder_page, dp=True)
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    m = DATA["models"]["deepseek-v3"]
+    expected = mem.memory(m, 141, 8, draft=m["draft"], dp=8)
+    assert table != without
+    assert f"about {expected.kv_tokens:,}" in table and f"about {expected.server_kv_tokens:,}" in table
+    assert "each of the 8 DP ranks keeps the KV of its own requests only" in table
+    assert "the attention's extra copies (estimated from the config shapes" in table
+    assert "every GPU of the TP group holds every token" in without
+    choose(builder_page, model="glm46", gpu="H100", gpus="8", conc="512", dp=True)  # no head count in its data
+    assert "copies to every GPU are not counted" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    assert "not counted: this model's data has no head count" in builder_page.locator("#build-command .build-command__mem").inner_text()
+
+
+# Trial 5: Granite-like config without intermediate_size on one 24 GB L4 (about 8.2 B in truth).
+GRANITE_PARTIAL = {"architectures": ["GraniteForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+                   "num_key_value_heads": 8, "num_hidden_layers": 40, "vocab_size": 49159,
+                   "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+
+
+def test_a_verdict_that_turns_within_the_estimates_range_asks_for_the_parameter_count(builder_page):
+    choose(builder_page, model="config", config=json.dumps(GRANITE_PARTIAL), path="org/granite", gpu="other", mem="24",
+           gpus="1", conc="1", params="")
+    summary = builder_page.locator("#build-command [data-out=summary]").inner_text()
+    fit = builder_page.locator("#build-command [data-out=fit]").inner_text()
+    for text in (summary, fit):
+        assert "Cannot tell from this config" in text and "type the parameter count from the model card" in text
+        assert "intermediate_size" in text and "7.11 to 13.15 B" in text
+    assert "Does not fit" not in summary and not builder_page.locator("#build-command .build-command__advice").count()
+    py = builder.build({"model": builder.model_from_config(GRANITE_PARTIAL, "org/granite"), "gpu_memory_gb": 24, "gpus": 1,
+                        "concurrency": 1}, DATA)
+    same(js_build(builder_page, {"model": builder.model_from_config(GRANITE_PARTIAL, "org/granite"), "gpu_memory_gb": 24,
+                                 "gpus": 1, "concurrency": 1}), py)
+    choose(builder_page, params="8.2")
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits:")
+    assert "Cannot tell" not in builder_page.locator("#build-command [data-out=summary]").inner_text()
+
+
 def test_two_nodes_give_one_command_per_node(builder_page):
     choose(builder_page, model="kimi-k2", gpu="H200", gpus="8", nodes="2", conc="512", dp=True, tool="kimi_k2")
     texts = shown_commands(builder_page)
@@ -363,33 +407,63 @@ VLLM = {
 }
 
 
+def convert(page, text: str):
+    """Paste ``text`` into the converter; return its output box and the SGLang equivalent (the first command),
+    after checking that the equivalent passes the page's check and the build's own (speccheck)."""
+    page.locator("#bc-vllm").fill(text)
+    out = page.locator("#build-command-vllm [data-out=vllm]")
+    command = out.locator("pre").first.inner_text()
+    assert out.locator("[data-out=verdict]").first.inner_text().startswith("Check passed")
+    assert not python_errors(command)
+    return out, command
+
+
 @pytest.mark.parametrize("kind", VLLM)
 def test_a_vllm_command_becomes_an_sglang_command_that_passes_the_check(builder_page, kind):
     text, expected = VLLM[kind]
-    builder_page.locator("#bc-vllm").fill(text)
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page, text)
     for flag in expected:
         assert flag in command, (flag, command)
     assert "--speculative-draft-model-path" not in command or kind == "eagle3"
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
     assert "engine mapping" in out.inner_text()
+
+
+# Trial 6 (issue 23): vLLM's two-step MTP chain at 256 sequences, where the table's row "128 and more" says one step.
+DEEPSEEK_256 = ("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --speculative-config "
+                "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}' --max-num-seqs 256")
+
+
+def test_the_converter_shows_the_decision_tables_row_and_tree_under_the_literal_translation(builder_page):
+    out, command = convert(builder_page, DEEPSEEK_256)
+    assert "--speculative-num-steps 2" in command and "--speculative-num-draft-tokens 3" in command  # literal
+    note = out.locator("[data-out=vllm-table]").inner_text()
+    assert "256 concurrent requests" in note and 'row "128 and more' in note and "tree (1, 1, 2)" in note
+    assert "keeps vLLM's chain (2, 1, 3)" in note and "no speculation first" in note
+    scenario = builder_page.evaluate("t => window.sglangBuild.fromVllm(t).scenario", DEEPSEEK_256)
+    py = builder.build(scenario, DATA)
+    assert py["tree_row"] == "128" and py["tree"] == list(builder.TREE_ROWS["128"])
+    table_command = out.locator("pre").nth(1).inner_text()
+    assert table_command == py["commands"][0]["text"] and "--speculative-num-steps 1" in table_command
+    assert out.locator("[data-out=verdict]").nth(1).inner_text().startswith("Check passed")
+    assert not python_errors(table_command)
+
+
+def test_the_converter_says_when_the_literal_tree_is_the_tables(builder_page):
+    out, command = convert(builder_page, DEEPSEEK_256.replace('"num_speculative_tokens\": 2', '"num_speculative_tokens\": 1'))
+    assert "--speculative-num-steps 1" in command
+    assert "The equivalent's tree is the table's." in out.locator("[data-out=vllm-table]").inner_text()
+    assert out.locator("pre").count() == 1
 
 
 def test_a_converted_checkpoint_of_a_recipe_models_architecture_takes_the_recipes_model_flags(builder_page):
     # deepseek-ai/DeepSeek-V3 is not a recipe's path, but its architecture (the check's model table) is the
     # DeepSeek-V3 and Kimi K2 recipes', whose model entries both set trust_remote_code.
-    builder_page.locator("#bc-vllm").fill(
-        "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
-        "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page,
+                           "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --speculative-config "
+                           "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 2}'")
     assert "--model-path deepseek-ai/DeepSeek-V3 " in command + " "
     assert DATA["models"]["deepseek-v3"]["trust_remote_code"] and "--trust-remote-code" in command
     assert "from the recipes for" in out.inner_text()
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
 
 
 def test_a_vllm_method_without_counterpart_is_named(builder_page):
@@ -399,11 +473,9 @@ def test_a_vllm_method_without_counterpart_is_named(builder_page):
 
 def test_tensorrt_llm_eagle3_settings_become_an_sglang_command(builder_page):
     builder_page.locator("#bc-trt-model").fill("meta-llama/Llama-3.1-8B-Instruct")
-    builder_page.locator("#bc-vllm").fill("speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
-                                          "  speculative_model: lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\n")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    assert "--speculative-num-draft-tokens 4" in out.locator("pre").inner_text()
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
+    out, command = convert(builder_page, "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
+                                         "  speculative_model: lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B\n")
+    assert "--speculative-num-draft-tokens 4" in command
 
 
 # -- Trial 3: FP8 on BF16, sliding windows, STANDALONE drafts, the converter's notes ----------
@@ -422,7 +494,7 @@ def test_the_page_and_python_agree_on_fp8_standalone_and_typed_eagle3_drafts(bui
         js, py = js_build(builder_page, s), builder.build(s, DATA)
         same(js, py)
         assert js["quantization"] == py["quantization"]
-    assert builder_page.evaluate("() => window.sglangBuild.hybridSwaArchs") == list(builder.HYBRID_SWA_ARCHS)
+    assert builder_page.evaluate("() => window.sglangBuild.hybridSwaArchs") == list(builder.hybrid_swa_archs())
 
 
 def test_fp8_on_a_bf16_config_adds_the_flag_and_names_weight_only_fp8_on_an_a100(builder_page):
@@ -441,6 +513,9 @@ def test_fp8_on_a_24_gb_other_gpu_fits_and_names_the_capability_it_needs(builder
     choose(builder_page, model="config", config=json.dumps(PHI4), path="microsoft/phi-4", precision="fp8",
            gpu="other", mem="24", conc="1")
     assert "--quantization fp8" in shown_commands(builder_page)[0]
+    # PHI4 has no intermediate_size: at the high end of the guessed range 24 GB is too small, so the page asks.
+    assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Cannot tell")
+    choose(builder_page, params="14")  # Phi-4's model card: 14 B parameters
     assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
     assert "compute capability 8.9 or newer" in builder_page.locator("#bc-why-h + ul").inner_text()
 
@@ -480,16 +555,12 @@ def test_a_standalone_draft_is_counted_from_its_own_size(builder_page):
 
 
 def test_a_speculators_draft_the_context_env_and_max_num_seqs_carry_over_from_vllm(builder_page):
-    builder_page.locator("#bc-vllm").fill(
-        "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 64 --speculative-config "
-        "'{\"method\": \"eagle3\", \"model\": \"RedHatAI/Qwen3-32B-speculator.eagle3\", \"num_speculative_tokens\": 3}'")
-    out = builder_page.locator("#build-command-vllm [data-out=vllm]")
-    command = out.locator("pre").inner_text()
+    out, command = convert(builder_page,
+                           "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-num-seqs 64 --speculative-config "
+                           "'{\"method\": \"eagle3\", \"model\": \"RedHatAI/Qwen3-32B-speculator.eagle3\", \"num_speculative_tokens\": 3}'")
     assert command.startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
     assert "--max-running-requests 64" in command and "--cuda-graph-max-bs-decode 64" in command
     assert "--speculative-num-steps 3" in command and "--speculative-num-draft-tokens 4" in command
-    assert out.locator("[data-out=verdict]").inner_text().startswith("Check passed")
-    assert not python_errors(command)
     notes = out.locator("ul").inner_text()
     assert "speculators format" in notes and "Does not carry over: the request cap" in notes
     assert out.locator("a", has_text="draft format conversion").count() == 1
@@ -499,7 +570,7 @@ def test_a_vllm_draft_without_speculator_in_its_name_gets_no_format_note(builder
     builder_page.locator("#bc-vllm").fill(VLLM["eagle3"][0])
     out = builder_page.locator("#build-command-vllm [data-out=vllm]")
     assert "speculators format" not in out.inner_text()
-    assert out.locator("pre").inner_text().startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+    assert out.locator("pre").first.inner_text().startswith("export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
 
 
 # -- Layout and accessibility -------------------------------------------------------------

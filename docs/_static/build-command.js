@@ -55,19 +55,11 @@
     train: ["None of these, and you can train", "train-draft-specforge"],
   };
   var DEEPSEEK_MTP = ["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
-  // builder.py::CONTEXT_ENV, ONLINE_QUANTIZATION, FP8_NATIVE_SM, HYBRID_SWA_ARCHS (sources there)
+  // builder.py::CONTEXT_ENV, ONLINE_QUANTIZATION, FP8_NATIVE_SM (sources there)
   var CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1";
   var ONLINE_QUANTIZATION = { fp8: "fp8" }, FP8_NATIVE_SM = 89;
-  var HYBRID_SWA_ARCHS = [
-    "BeamForCausalLM", "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
-    "DeepseekV4ForCausalLMDSpark", "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
-    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP",
-    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
-    "Gemma4ForConditionalGeneration", "EmbeddingGemma2Model", "Gemma4UnifiedForConditionalGeneration",
-    "DiffusionGemmaForBlockDiffusion", "LagunaForCausalLM", "MellumForCausalLM", "MuseGlimmerForCausalLM",
-    "MuseGlimmerForConditionalGeneration", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
-    "UnlimitedOCRForCausalLM",
-  ];
+  // builder.py::hybrid_swa_archs: read from the pinned wheel at build time (D.hybrid_swa_archs), not copied here.
+  var HYBRID_SWA_ARCHS = D.hybrid_swa_archs || [];
 
   // -- Memory: speccheck/memory.py ------------------------------------------------------
   function weightsGb(model, precision) {
@@ -79,6 +71,18 @@
     if (!draft || !draft.gb) return 0;
     if (draft.fc_gb === undefined || draft.fc_gb === null) return draft.gb;
     return (draft.gb - draft.fc_gb) / tp + draft.fc_gb;
+  }
+  // memory.py::attention_split_params: the attention projections TP splits, all layers (an estimate; null without heads).
+  function attentionSplitParams(model) {
+    var att = model.attention || {}, h = model.hidden_size, heads = att.heads, perLayer;
+    if (!heads || !h) return null;
+    if (att.kind === "gqa") perLayer = 2 * h * heads * att.head_dim + 2 * h * att.kv_heads * att.head_dim;
+    else if (att.kind === "mla") {
+      var qk = att.qk_nope_head_dim + att.qk_rope_head_dim;
+      perLayer = (att.q_lora_rank || h) * heads * qk + att.kv_lora_rank * heads * (att.qk_nope_head_dim + att.v_head_dim) +
+                 heads * att.v_head_dim * h;
+    } else return null;
+    return perLayer * model.layers;
   }
   function kvBytesPerToken(model, tp, kvDtype, draftLayers) {
     var att = model.attention, kv = KV_BYTES[kvDtype] || 2, perLayer;
@@ -97,19 +101,26 @@
   }
   function memory(model, gpuGb, tp, opts) {
     opts = opts || {};
+    var precision = opts.precision || model.precision, dp = opts.dp || 1, attnTp = Math.max(1, Math.floor(tp / dp));
     var stat = MEM_FRACTION * gpuGb;
-    var target = weightsGb(model, opts.precision) / tp;
+    var target = weightsGb(model, precision) / tp, extra = 0;
+    if (dp > 1) {
+      var params = attentionSplitParams(model);
+      extra = params === null ? null : params * BYTES_PER_PARAM[precision] / 1e9 * (1 / attnTp - 1 / tp);
+      target += extra || 0;
+    }
     var draftGb = draftPerGpuGb(opts.draft, tp);
     var embed = embedCopyGb(model, opts.draft);
     var kvGb = stat - target - draftGb;
-    var perToken = kvBytesPerToken(model, tp, opts.kv_cache_dtype || "auto", (opts.draft || {}).layers || 0);
+    var perToken = kvBytesPerToken(model, attnTp, opts.kv_cache_dtype || "auto", (opts.draft || {}).layers || 0);
     var tokens = null, tokensEmbed = null;
     if (perToken && kvGb > 0) {
       tokens = Math.floor(kvGb * 1e9 / perToken);
       tokensEmbed = Math.floor(Math.max(0, kvGb - embed) * 1e9 / perToken);
     }
     return { static_gb: stat, target_gb: target, draft_gb: draftGb, embed_copy_gb: embed, kv_gb: kvGb,
-             bytes_per_token: perToken, kv_tokens: tokens, kv_tokens_with_embed: tokensEmbed, fits: kvGb > 0 };
+             bytes_per_token: perToken, kv_tokens: tokens, kv_tokens_with_embed: tokensEmbed, fits: kvGb > 0,
+             dp: dp, attn_tp: attnTp, attn_extra_gb: extra, server_kv_tokens: tokens === null ? null : tokens * dp };
   }
 
   // -- Composition: speccheck/builder.py ------------------------------------------------
@@ -202,8 +213,14 @@
     } else {
       commands.push({ role: null, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, null)) });
     }
-    var m = memory(model, gpuGb, tp, { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto" });
-    return { commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
+    var memOpts = { precision: s.precision, draft: draft, kv_cache_dtype: s.kv_cache_dtype || "auto", dp: dp };
+    var m = memory(model, gpuGb, tp, memOpts), memoryRange = null;
+    if (model.params_b_range && !model.params_typed && !model.weights_gb) {
+      memoryRange = model.params_b_range.map(function (p) { return memory(Object.assign({}, model, { params_b: p }), gpuGb, tp, memOpts); });
+    }
+    var fitsSet = [m.fits].concat((memoryRange || []).map(function (x) { return x.fits; }));
+    var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
+    return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
              tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
              eagle3_target: canFeedEagle3(model) };
   }
@@ -222,6 +239,7 @@
   }
   // builder.py::TEXT_CONFIG_KEYS, KV_HEAD_KEYS, ARCH_DEFAULTS (transformers 5.19.0 class defaults)
   var TEXT_CONFIG_KEYS = ["thinker_config", "llm_config", "language_config", "text_config"];
+  var INTERMEDIATE_RANGE = [2.5, 5.5], VOCAB_RANGE = [32000, 262144];  // builder.py (sources there)
   var KV_HEAD_KEYS = ["n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups"];
   var ARCH_DEFAULTS = {
     Qwen3MoeForCausalLM: { num_key_value_heads: 4, intermediate_size: 6144, moe_intermediate_size: 768, num_experts: 128, vocab_size: 151936 },
@@ -284,25 +302,41 @@
       var qRank = has(cfg, "q_lora_rank") ? first(cfg, ["q_lora_rank"], 0) : get("q_lora_rank", 0, "no query compression", "weights");
       var q = qRank ? h * qRank + qRank * heads * (nope + rope) : h * heads * (nope + rope);
       attn = q + h * (kvRank + rope) + kvRank * heads * (nope + vDim) + heads * vDim * h;
-      attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope };
+      attention = { kind: "mla", kv_lora_rank: kvRank, qk_rope_head_dim: rope, heads: heads, qk_nope_head_dim: nope,
+                    v_head_dim: vDim, q_lora_rank: qRank };
       if (cfg.index_head_dim) attention.indexer_bytes = cfg.index_head_dim + 4;
     } else {
       var kvHeads = cfg.multi_query && first(cfg, KV_HEAD_KEYS, null) === null ? 1
         : get(KV_HEAD_KEYS, heads, "num_attention_heads (full multi-head attention)", "kv");
       var headDim = get("head_dim", Math.floor(h / heads), "hidden_size / num_attention_heads", "kv");
       attn = 2 * h * heads * headDim + 2 * h * kvHeads * headDim;
-      attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim };
+      attention = { kind: "gqa", kv_heads: kvHeads, head_dim: headDim, heads: heads };
     }
     if ((cfg.layer_types || []).indexOf("linear_attention") >= 0 || cfg.full_attention_interval) attention = { kind: "hybrid-linear" };
-    var denseMlp = 3 * h * inter, moeMlp;
-    if (experts) {
-      var moeInter = get("moe_intermediate_size", inter, "intermediate_size", "weights");
-      var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], classDefaults.n_shared_experts || 0) || 0;
-      moeMlp = (experts + shared) * 3 * h * moeInter + h * experts;
-    } else moeMlp = denseMlp;
-    var perMoeLayer = attn + moeMlp;
-    var total = vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
-                (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
+    var nAssumed = assumed.length;
+    var moeInter = experts ? get("moe_intermediate_size", inter, "intermediate_size", "weights") : null;
+    var moeInterGuessed = assumed.length > nAssumed;
+    var shared = first(cfg, ["n_shared_experts", "num_shared_experts"], classDefaults.n_shared_experts || 0) || 0;
+    var totalParams = function (inter, vocab, moeInter) {
+      var denseMlp = 3 * h * inter;
+      var moeMlp = experts ? (experts + shared) * 3 * h * moeInter + h * experts : denseMlp;
+      var perMoeLayer = attn + moeMlp;
+      return vocab * h * (cfg.tie_word_embeddings ? 1 : 2) + denseLayers * (attn + denseMlp) +
+             (layers - denseLayers) * perMoeLayer + mtpLayers * perMoeLayer;
+    };
+    var total = totalParams(inter, vocab, moeInter);
+    // builder.py: the guide's own guesses of weight fields a range can cover (INTERMEDIATE_RANGE, VOCAB_RANGE)
+    var guessed = assumed.filter(function (a) { return a.affects === "weights" && a.source.indexOf("transformers") !== 0; })
+                         .map(function (a) { return a.field; });
+    var paramsRange = null;
+    if (guessed.indexOf("intermediate_size") >= 0 || guessed.indexOf("vocab_size") >= 0) {
+      var ends = [0, 1].map(function (i) {
+        var interI = guessed.indexOf("intermediate_size") >= 0 ? INTERMEDIATE_RANGE[i] * h : inter;
+        var vocabI = guessed.indexOf("vocab_size") >= 0 ? VOCAB_RANGE[i] : vocab;
+        return Math.round(totalParams(interI, vocabI, moeInterGuessed ? interI : moeInter) / 1e7) / 100;
+      });
+      paramsRange = [Math.min(ends[0], ends[1]), Math.max(ends[0], ends[1])];
+    }
     var quant = String((cfg.quantization_config || {}).quant_method || "").toLowerCase();
     var precision = quant.indexOf("fp8") >= 0 ? "fp8" : (quant.indexOf("fp4") >= 0 ? "fp4" : "bf16");
     var named = config._name_or_path || cfg._name_or_path || null;
@@ -310,7 +344,8 @@
                   architecture: arch, precision: precision,
                   weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
                   moe: !!experts, hidden_size: h, vocab_size: vocab || null,
-                  trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed };
+                  trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed,
+                  params_b_range: paramsRange };
     var win = cfg.sliding_window;
     if (win && (cfg.sliding_window_pattern || cfg.use_sliding_window || (cfg.layer_types || []).indexOf("sliding_attention") >= 0)) {
       model.sliding_window = win;
@@ -407,7 +442,7 @@
     }
     if (typeof s.model === "object") recipeModelFlags(s.model, notes);
     if (r.flags.trust_remote_code && typeof s.model === "object") s.model.trust_remote_code = true;
-    return { scenario: s, tree: tree, notes: notes };
+    return { scenario: s, tree: tree, notes: notes, max_num_seqs: r.flags.max_num_seqs || null };
   }
   // Model-level fields of the recipes' data (D.models, docs/_data/recipes.yaml) that serverFlags writes as flags.
   var MODEL_FLAG_FIELDS = { trust_remote_code: "--trust-remote-code", dtype_flag: "--dtype", context_length: "--context-length" };
@@ -440,7 +475,17 @@
     return text;
   }
 
-  window.sglangBuild = { build: build, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
+  // The decision table's tree for the converted scenario (its concurrency is --max-num-seqs, else 1):
+  // build(t.scenario) is speccheck/builder.py::build of the same scenario, so its row and command are Python's.
+  // differs: the literal translation's tree (t.tree) is not the table's.
+  function tableAdvice(t) {
+    var out = build(t.scenario), lit = t.tree;
+    var differs = !!(lit && (!out.tree || out.tree.join(",") !== lit.join(",")));
+    return { row: out.tree_row, tree: out.tree, text: out.commands[0].text, differs: differs,
+             concurrency: t.scenario.concurrency, given: !!t.max_num_seqs };
+  }
+
+  window.sglangBuild = { build: build, tableAdvice: tableAdvice, memory: memory, modelFromConfig: modelFromConfig, fromVllm: fromVllm,
                          fromTrtllm: fromTrtllm, translatedCommand: translatedCommand, estimateEagle3Draft: estimateEagle3Draft,
                          standaloneDraft: standaloneDraft, draftEnv: draftEnv, hybridSwaArchs: HYBRID_SWA_ARCHS };
 
@@ -514,6 +559,19 @@
       a.push("Fits, with little room: " + num(m.kv_tokens_with_embed) + " KV tokens. Lower `--max-running-requests` and `--cuda-graph-max-bs-decode` to the few requests you run, or add GPUs ([out-of-memory recipe](oom-recipe)).");
     }
     return a;
+  }
+
+  // Why the verdict is uncertain: the assumed fields and what the range gives at each end (builder.py::INTERMEDIATE_RANGE, VOCAB_RANGE).
+  function rangeText(model, r) {
+    var fields = (model.assumed || []).filter(function (a) { return a.affects === "weights" && a.source.indexOf("transformers") !== 0 &&
+                                                                     (a.field === "intermediate_size" || a.field === "vocab_size"); })
+                                      .map(function (a) { return "`" + a.field + "`"; });
+    var lo = r.memory_range[0], hi = r.memory_range[1];
+    return "Your config.json leaves out " + fields.join(" and ") + ", so the parameter estimate spans " + model.params_b_range[0] + " to " +
+      model.params_b_range[1] + " B (" + (fields.join(" ").indexOf("intermediate") >= 0 ? "`intermediate_size` 2.5 to 5.5 × `hidden_size`" : "") +
+      (fields.length > 1 ? ", " : "") + (fields.join(" ").indexOf("vocab") >= 0 ? "`vocab_size` 32,000 to 262,144" : "") +
+      ", the spread of real models): at " + model.params_b_range[0] + " B " + (lo.fits ? "it fits, with " + gb(lo.kv_gb) + " of KV cache per GPU" : "it does not fit") +
+      "; at " + model.params_b_range[1] + " B " + (hi.fits ? "it fits, with " + gb(hi.kv_gb) + " of KV cache" : "it does not fit (" + gb(hi.target_gb + hi.draft_gb) + " of weights per GPU against " + gb(hi.static_gb) + ")") + ".";
   }
 
   function notes(s, out, model, platform) {
@@ -664,9 +722,13 @@
     if (placeholder) caveats.push("replace the placeholder model path");
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
+    if (m.dp > 1 && m.attn_extra_gb === null) caveats.push("the attention weights DP attention copies to every GPU are not counted for this model (see Memory per GPU)");
     if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
-    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
-      !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
+    var uncertain = r.verdict === "uncertain";
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+      uncertain ? "Cannot tell from this config whether it fits: type the parameter count from the model card (Parameters). " + rangeText(model, r) +
+        (failed ? " " + failed + " command(s) also fail the check: see the verdicts below." : "")
+        : !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
         : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
@@ -712,29 +774,42 @@
     table.appendChild(el("caption", {}, "The [memory method](recipes-memory-method) of the recipes, for one of " + r.tp + " GPUs of " + gpuGb + " GB"));
     var rows = [
       ["Static budget (`--mem-fraction-static " + MEM_FRACTION + "`)", gb(m.static_gb)],
-      ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
+      m.dp > 1
+        ? ["Target weights ÷ " + r.tp + ", with the attention projections ÷ " + m.attn_tp + " (DP attention: the attention-TP group is " + m.attn_tp + " GPU" + (m.attn_tp > 1 ? "s" : "") + ", [why](ix-parallelism-dp-attention))",
+           "− " + gb(m.target_gb) + (m.attn_extra_gb === null ? "; the attention's extra copies are not counted: this model's data has no head count to estimate them from"
+             : ", of which " + gb(m.attn_extra_gb) + " is the attention's extra copies (estimated from the config shapes: the attention projections are " + num(Math.round(attentionSplitParams(model) / 1e8) / 10) + " B parameters)")]
+        : ["Target weights ÷ " + r.tp, "− " + gb(m.target_gb)],
+      r.memory_range ? ["Target weights over the range of the assumed fields (see the warning)",
+        gb(r.memory_range[0].target_gb) + " to " + gb(r.memory_range[1].target_gb) + " (" + model.params_b_range[0] + " to " + model.params_b_range[1] +
+        " B parameters): " + (uncertain ? "fits at the low end, not at the high end" : r.memory_range[0].fits ? "fits at both ends" : "does not fit at either end")] : null,
       ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
         : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
           : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
       ["KV bytes per token per GPU, draft layers included" + (r.algorithm === "STANDALONE" && s.draft && s.draft.layers
-        ? " (the draft's " + s.draft.layers + " layers at the target's cost per layer, as SGLang sizes the pool: [draft cost](oom-draft-cost))" : ""),
+        ? " (the draft's " + s.draft.layers + " layers at the target's cost per layer, as SGLang sizes the pool: [draft cost](oom-draft-cost))" : "") +
+        (m.dp > 1 && model.attention && model.attention.kind === "gqa" ? " (KV heads split over the attention-TP group of " + m.attn_tp + ", not over " + r.tp + ")" : ""),
        m.bytes_per_token ? num(m.bytes_per_token) + " B" : "not computed"],
-      ["KV tokens", m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
+      ["KV tokens" + (m.dp > 1 ? " per GPU" : ""), m.kv_tokens !== null ? "about " + num(m.kv_tokens) : "–"],
+      ["KV tokens the server holds", m.kv_tokens === null ? "–" : m.dp > 1
+        ? "about " + num(m.server_kv_tokens) + ": each of the " + m.dp + " DP ranks keeps the KV of its own requests only (" + num(m.kv_tokens) + " × " + m.dp + ")"
+        : r.tp === 1 ? "about " + num(m.kv_tokens) + ": one GPU" : "about " + num(m.kv_tokens) + ": every GPU of the TP group holds every token (its share of the KV heads" + (model.attention && model.attention.kind === "mla" ? "; latent attention has one shared head, so every GPU holds all of it" : "") + ")"],
       ["Draft's embedding copy while the pool is sized ([why](oom-draft-embed-head))", m.embed_copy_gb ? gb(m.embed_copy_gb) + "; KV tokens then about " + (m.kv_tokens_with_embed !== null ? num(m.kv_tokens_with_embed) : "–")
         : r.algorithm === "STANDALONE" ? "none: a STANDALONE draft's embedding is part of its weights" : "none"],
       ["CUDA-graph batch", s.concurrency > REQUEST_CAP && r.algorithm ? String(Math.ceil(s.concurrency / (s.dp_attention ? r.tp : 1))) + " (`--cuda-graph-max-bs-decode`)" : "SGLang's default ([request cap](request-cap))"],
     ];
     var tbody = el("tbody");
-    rows.forEach(function (row) {
+    rows.filter(Boolean).forEach(function (row) {
       var tr = el("tr"); tr.appendChild(el("th", { scope: "row" }, row[0])); tr.appendChild(el("td", { "data-out": "mem" }, row[1])); tbody.appendChild(tr);
     });
     table.appendChild(tbody);
     memSec.appendChild(table);
-    var fit = el("p", { "class": "build-command__fit build-command__fit--" + (m.fits ? "ok" : "error"), "data-out": "fit" },
-                 m.fits ? "Fits: " + gb(m.kv_gb) + " of KV cache per GPU." : "Does not fit.");
+    var fit = el("p", { "class": "build-command__fit build-command__fit--" + (uncertain ? "uncertain" : m.fits ? "ok" : "error"), "data-out": "fit" },
+                 uncertain ? "Cannot tell from this config: type the parameter count from the model card. " + rangeText(model, r)
+                   : m.fits ? "Fits: " + gb(m.kv_gb) + " of KV cache per GPU." + (r.memory_range ? " It fits at every size in the estimate's range." : "")
+                   : "Does not fit." + (r.memory_range ? " It does not fit at any size in the estimate's range." : ""));
     memSec.appendChild(fit);
-    advice(s, r, model, gpuGb).forEach(function (t) { memSec.appendChild(el("p", { "class": "build-command__advice" }, t)); });
+    if (!uncertain) advice(s, r, model, gpuGb).forEach(function (t) { memSec.appendChild(el("p", { "class": "build-command__advice" }, t)); });
     out.appendChild(memSec);
 
     var after = el("section", { "aria-labelledby": "bc-after-h" });
@@ -766,6 +841,21 @@
       var t = /vllm\s+serve/.test(text) ? fromVllm(text) : fromTrtllm(text, root.querySelector("#bc-trt-model").value.trim() || PLACEHOLDER_PATH, 1);
       var cmd = translatedCommand(t);
       showCommand(box, "SGLang equivalent", cmd);
+      var adv = tableAdvice(t), rt = ROW_TEXT[adv.row];
+      if (t.tree && rt) {
+        var conc = adv.given ? adv.concurrency + " concurrent requests (`--max-num-seqs`)" : "1 concurrent request (no `--max-num-seqs` given: pick your concurrency in the builder above)";
+        var tableTree = adv.tree ? "(" + adv.tree.join(", ") + ")" : "tree flags unset";
+        box.appendChild(el("p", { "class": adv.differs ? "build-command__warning" : "build-command__note", role: "note", "data-out": "vllm-table" },
+          "Decision table for " + conc + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + ")), tree " + tableTree + ". " +
+          (adv.differs
+            ? "The equivalent above keeps vLLM's chain (" + t.tree.join(", ") + "); " +
+              (adv.row === "128" ? "at this concurrency even two verified tokens per request stop being nearly free, so the table says no speculation first, and this one-step chain if you try it." :
+               adv.row === "64" ? "at this concurrency SGLang's own adaptive table drafts nothing, so the table starts from a one-step chain measured against no speculation." :
+               adv.row === "32-moe-tp" ? "for an MoE target or tensor parallelism at this concurrency, extra verified tokens cost more, so the table starts from a one-step chain." :
+               "the table's tree is the starting point for this case.") + " The command with the table's tree:"
+            : "The equivalent's tree is the table's.")));
+        if (adv.differs) showCommand(box, "With the decision table's tree", adv.text);
+      }
       var ul = el("ul");
       t.notes.forEach(function (n) { ul.appendChild(el("li", {}, n)); });
       ul.appendChild(el("li", {}, "Flag and metric names side by side: [engine mapping](engine-mapping)."));

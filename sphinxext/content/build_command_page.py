@@ -8,6 +8,8 @@ extension writes after the HTML build:
   scenarios; :mod:`speccheck.builder` composes the same commands in Python);
 - ``eagle3_targets``: the model classes that can feed an EAGLE-3 draft in the pinned SGLang
   (:func:`speccheck.builder.eagle3_targets`, read from the installed wheel);
+- ``hybrid_swa_archs``: the architectures whose windowed layers get a KV pool of their own in the
+  pinned SGLang (:func:`speccheck.builder.hybrid_swa_archs`, read from the installed wheel);
 - ``links``: the URL (relative to the page) of every guide section the page's results link to,
   resolved from their labels; a missing label fails the build.
 
@@ -43,7 +45,7 @@ LINKS = [
     "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
     "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
     "oom-quantized-draft", "draft-format-conversion", "ix-kv-memory-swa", "feat-multimodal",
-    "ix-model-architectures-targets",
+    "ix-model-architectures-targets", "ix-parallelism-dp-attention",
 ]
 
 
@@ -76,6 +78,7 @@ def _write(app, exception) -> None:
         data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
         data["links"] = _links(app)
         data["eagle3_targets"] = list(builder.eagle3_targets())
+        data["hybrid_swa_archs"] = list(builder.hybrid_swa_archs())
     except Exception as exc:
         raise ExtensionError(f"build_command_page: cannot write the page's data: {exc}", modname=__name__) from exc
     out = Path(app.outdir) / "_static" / OUTPUT

@@ -6,8 +6,10 @@ extension writes, ``_static/check-command-data.js`` in the output, which sets
 ``window.SGLANG_CHECK_DATA``:
 
 - ``options``: every option of the pinned server parser (:func:`sglang_args.pinned_parser`):
-  spellings, ``nargs``, value type, choices, default, required, SGLang's
-  deprecation target and help. It is never written by hand.
+  spellings, ``nargs``, value type, choices, default, required and SGLang's
+  deprecation target: the fields ``check-command.js`` reads. The help texts are left out
+  (no script reads them, and they were more than half of the file's compressed size; the
+  "Build a command" page loads this file too). It is never written by hand.
 - ``facts``: what the start-up rules need from SGLang's source, read with
   :mod:`ast` (:func:`spec_rules.source_facts` and :func:`source_extras`):
   backends that run a tree on pages, architectures that carry their own draft
@@ -87,7 +89,7 @@ def option_table(parser: argparse.ArgumentParser) -> list[dict]:
         ``type`` (``"int"``, ``"float"``, ``"str"`` or the type function's name),
         ``choices`` (text, or ``null``), ``default``, ``const``, ``required``,
         ``deprecated`` (SGLang's ``Deprecated*Action``), ``new_flag``, ``error_message`` (a retired flag
-        that stops the parser with this text) and ``help``.
+        that stops the parser with this text).
     """
     out = []
     for action in parser._actions:
@@ -109,7 +111,6 @@ def option_table(parser: argparse.ArgumentParser) -> list[dict]:
             "deprecated": type(action).__name__.startswith("Deprecated"),
             "new_flag": getattr(action, "new_flag", None),
             "error_message": getattr(action, "error_message", None),
-            "help": " ".join((action.help or "").split()) if action.help is not argparse.SUPPRESS else "",
         })
     return out
 
