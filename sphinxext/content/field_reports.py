@@ -15,6 +15,7 @@ complete before anyone has reported on it). Schema of the entries: tests/test_fi
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import yaml
@@ -23,6 +24,24 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 CORPUS = "_data/field-reports"
+# libyaml's parser where PyYAML was built with it (the wheels are): the same objects as yaml.safe_load,
+# about six times faster on the corpus, which every build reads.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.cache
+def _parsed(path: str, mtime_ns: int, size: int) -> tuple[dict, ...]:
+    return tuple(yaml.load(Path(path).read_text(encoding="utf-8"), Loader=LOADER) or [])
+
+
+def corpus_file(path: Path) -> tuple[dict, ...]:
+    """The entries of one corpus file (``yaml.safe_load``'s dicts), parsed once per process while the file's
+    modification time and size stay the same. The dicts are shared between callers: read them, do not change them.
+
+    :raises OSError: the file cannot be read. :raises yaml.YAMLError: it is not YAML.
+    """
+    stat = path.stat()
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 def reports_for(corpus_dir: Path, label: str, exact: bool = False) -> list[dict]:
@@ -30,7 +49,7 @@ def reports_for(corpus_dir: Path, label: str, exact: bool = False) -> list[dict]
     unless ``exact``, starts with ``label + "-"``; sorted by date (undated last), then URL."""
     out = []
     for path in sorted(corpus_dir.glob("*.yaml")):
-        for entry in yaml.safe_load(path.read_text()) or []:
+        for entry in corpus_file(path):
             section = str(entry.get("section") or "")
             if section == label or (not exact and section.startswith(label + "-")):
                 out.append(entry)

@@ -13,6 +13,7 @@ when either file changes.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from docutils import nodes
@@ -51,24 +52,37 @@ def _keep_missing_as_text(app, env, node, contnode):
     return None
 
 
+@functools.cache
+def _map(data_stamp: tuple, mapping_stamp: tuple) -> tuple:
+    """The points, the mapping and each point's section (None where it has none), read and resolved once
+    per process while both files keep their modification times and sizes (the stamps)."""
+    points, mapping = ix.load(), ix.load_mapping()
+    return points, mapping, [ix.resolve(p, mapping).section for p in points]
+
+
+def _stamp(path) -> tuple:
+    stat = path.stat()
+    return str(path), stat.st_mtime_ns, stat.st_size
+
+
 class _MapDirective(SphinxDirective):
     def _data(self):
+        """``(points, mapping, sections)`` (:func:`_map`); shared between directives: read, do not change."""
         self.env.note_dependency(str(ix.DATA_FILE))
         self.env.note_dependency(str(ix.MAPPING_FILE))
-        return ix.load(), ix.load_mapping()
+        return _map(_stamp(ix.DATA_FILE), _stamp(ix.MAPPING_FILE))
 
 
 class InteractionSummary(_MapDirective):
     """Points per subsystem, mapped and marked (see the module docstring)."""
 
     def run(self) -> list[nodes.Node]:
-        points, mapping = self._data()
+        points, mapping, resolved = self._data()
         counts = ix.summary(points, mapping)
         sections: dict[str, Counter] = {}
-        for p in points:
-            r = ix.resolve(p, mapping)
-            if r.section:
-                sections.setdefault(p.subsystem, Counter())[r.section] += 1
+        for p, section in zip(points, resolved, strict=True):
+            if section:
+                sections.setdefault(p.subsystem, Counter())[section] += 1
         rows = []
         for name in sorted(counts, key=lambda n: -counts[n]["points"]):
             c = counts[name]
@@ -92,7 +106,7 @@ class InteractionModels(_MapDirective):
     option_spec = {"role": lambda v: directives.choice(v, ("draft", "target"))}
 
     def run(self) -> list[nodes.Node]:
-        points, _ = self._data()
+        points, _, _ = self._data()
         role = self.options.get("role", "draft")
         rows = []
         for p in points:
@@ -114,9 +128,9 @@ class InteractionPoints(_MapDirective):
     option_spec = {"section": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        points, mapping = self._data()
+        points, _, sections = self._data()
         label = self.options["section"].strip()
-        mine = [p for p in points if ix.resolve(p, mapping).section == label]
+        mine = [p for p, section in zip(points, sections, strict=True) if section == label]
         named = [p for p in mine if p.kind != "reads-spec-state"]
         functions = len(mine) - len(named)
         # Names of the source, set apart like a source note (they are what the extractor read).
