@@ -30,18 +30,17 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @functools.cache
-def _parsed(path: str, mtime_ns: int, size: int) -> tuple[dict, ...]:
-    return tuple(yaml.load(Path(path).read_text(encoding="utf-8"), Loader=LOADER) or [])
+def _parsed(text: str) -> tuple[dict, ...]:
+    return tuple(yaml.load(text, Loader=LOADER) or [])
 
 
 def corpus_file(path: Path) -> tuple[dict, ...]:
-    """The entries of one corpus file (``yaml.safe_load``'s dicts), parsed once per process while the file's
-    modification time and size stay the same. The dicts are shared between callers: read them, do not change them.
+    """The entries of one corpus file (``yaml.safe_load``'s dicts), parsed once per process for each text
+    the file has had. The dicts are shared between callers: read them, do not change them.
 
     :raises OSError: the file cannot be read. :raises yaml.YAMLError: it is not YAML.
     """
-    stat = path.stat()
-    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+    return _parsed(path.read_text(encoding="utf-8"))
 
 
 def reports_for(corpus_dir: Path, label: str, exact: bool = False) -> list[dict]:
