@@ -177,6 +177,18 @@ def test_each_listed_report_shows_its_error_finding_and_release_verdict(html_dir
             assert f"{field_reports.VERDICT_WORDS[e['release']['change']]} {e['release']['verdict']}" in text, e["url"]
 
 
+def test_field_reports_parses_a_corpus_file_again_after_an_edit_of_the_same_size(tmp_path):
+    """The corpus is parsed once per process (the build's directives share it); an edit that keeps the
+    file's size, made within one tick of its modification time, still gives the new entries."""
+    import field_reports
+
+    path = tmp_path / "r.yaml"
+    path.write_text('- {url: "https://github.com/a/b/issues/1", section: ix-kv-memory}\n')
+    assert field_reports.reports_for(tmp_path, "ix-kv-memory")[0]["url"].endswith("/1")
+    path.write_text('- {url: "https://github.com/a/b/issues/2", section: ix-kv-memory}\n')
+    assert field_reports.reports_for(tmp_path, "ix-kv-memory")[0]["url"].endswith("/2")
+
+
 def test_a_rule_can_match_a_model_class_by_its_role(fixture_points, tmp_path):
     mapping = _write_map(tmp_path, {"rules": [
         {"match": {"kind": "model-class", "role": "draft"}, "section": "drafts"},

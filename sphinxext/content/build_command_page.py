@@ -21,17 +21,20 @@ parsers, KV cache dtypes) come from that data file's option table.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import yaml
 
 from speccheck import builder
+from speccheck.pinned import checker_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "_data" / "recipes.yaml"
 PAGE = "how-to/build-a-command"
 OUTPUT = "build-command-data.js"
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML has it: the same objects, faster
 
 # Name used by build-command.js -> label of the guide section.
 LINKS = [
@@ -49,7 +52,7 @@ LINKS = [
 ]
 
 
-def _links(app) -> dict[str, str]:
+def _links(app, recipes: dict) -> dict[str, str]:
     labels = app.env.domaindata["std"]["labels"]
     anonymous = app.env.domaindata["std"]["anonlabels"]  # labels before a paragraph, not a heading
     out = {}
@@ -60,7 +63,7 @@ def _links(app) -> dict[str, str]:
         uri = app.builder.get_relative_uri(PAGE, docname)
         out[label] = f"{uri}#{anchor}" if anchor else uri
     out["recipes"] = {}
-    for slug in {m["page"] for m in yaml.safe_load(DATA.read_text(encoding="utf-8"))["models"].values()}:
+    for slug in {m["page"] for m in recipes["models"].values()}:
         label = f"recipe-{slug}"
         if label not in labels:
             raise RuntimeError(f"build_command_page: recipe label {label!r} does not exist")
@@ -68,23 +71,48 @@ def _links(app) -> dict[str, str]:
     return out
 
 
+def inputs_key(recipes_text: str, links: dict[str, str]) -> str:
+    """A digest of everything the data file is made from, so an unchanged build keeps the file it wrote:
+    the checker's inputs (:func:`speccheck.pinned.checker_digest`: the pinned releases, whose wheel
+    :func:`speccheck.builder.eagle3_targets` reads, and the ``speccheck`` package), ``recipes.yaml``,
+    this module and the resolved links."""
+    digest = hashlib.sha256(f"{checker_digest()}|{json.dumps(links, sort_keys=True)}|{recipes_text}".encode())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
 def _write(app, exception) -> None:
-    """Write the page's data after an HTML build that contains the page."""
+    """Write the page's data after an HTML build that contains the page; skipped when its inputs
+    (:func:`inputs_key`) and the written file are unchanged, and the file is left alone when the
+    data came out the same (its modification time, which browsers and caches see, does not move).
+
+    :func:`speccheck.builder.eagle3_targets` parses every model module of the wheel (most of a
+    no-change rebuild's time otherwise).
+    """
     if exception is not None or app.builder.format != "html" or PAGE not in app.env.all_docs:
         return
     from sphinx.errors import ExtensionError
 
+    out = Path(app.outdir) / "_static" / OUTPUT
+    stamp = Path(app.doctreedir) / (OUTPUT + ".key")
     try:
-        data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
-        data["links"] = _links(app)
+        recipes_text = DATA.read_text(encoding="utf-8")
+        data = yaml.load(recipes_text, Loader=LOADER)
+        data["links"] = _links(app, data)
+        key = inputs_key(recipes_text, data["links"])
+        if out.exists() and stamp.exists() and stamp.read_text() == key:
+            return
         data["eagle3_targets"] = list(builder.eagle3_targets())
         data["hybrid_swa_archs"] = list(builder.hybrid_swa_archs())
     except Exception as exc:
         raise ExtensionError(f"build_command_page: cannot write the page's data: {exc}", modname=__name__) from exc
-    out = Path(app.outdir) / "_static" / OUTPUT
-    out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, separators=(",", ":"), sort_keys=True)
-    out.write_text(f"window.SGLANG_BUILD_DATA = {text};\n", encoding="utf-8")
+    content = f"window.SGLANG_BUILD_DATA = {text};\n".encode()
+    if not (out.exists() and out.read_bytes() == content):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(content)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(key)
 
 
 def setup(app):

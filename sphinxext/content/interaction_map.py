@@ -13,6 +13,7 @@ when either file changes.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from html import escape
 
@@ -66,24 +67,37 @@ def _keep_missing_as_text(app, env, node, contnode):
     return None
 
 
+@functools.cache
+def _map(data_stamp: tuple, mapping_stamp: tuple) -> tuple:
+    """The points, the mapping and each point's section (None where it has none), read and resolved once
+    per process while both files keep their modification times and sizes (the stamps)."""
+    points, mapping = ix.load(), ix.load_mapping()
+    return points, mapping, [ix.resolve(p, mapping).section for p in points]
+
+
+def _stamp(path) -> tuple:
+    stat = path.stat()
+    return str(path), stat.st_mtime_ns, stat.st_size
+
+
 class _MapDirective(SphinxDirective):
     def _data(self):
+        """``(points, mapping, sections)`` (:func:`_map`); shared between directives: read, do not change."""
         self.env.note_dependency(str(ix.DATA_FILE))
         self.env.note_dependency(str(ix.MAPPING_FILE))
-        return ix.load(), ix.load_mapping()
+        return _map(_stamp(ix.DATA_FILE), _stamp(ix.MAPPING_FILE))
 
 
 class InteractionSummary(_MapDirective):
     """Points per subsystem, mapped and marked (see the module docstring)."""
 
     def run(self) -> list[nodes.Node]:
-        points, mapping = self._data()
+        points, mapping, resolved = self._data()
         counts = ix.summary(points, mapping)
         sections: dict[str, Counter] = {}
-        for p in points:
-            r = ix.resolve(p, mapping)
-            if r.section:
-                sections.setdefault(p.subsystem, Counter())[r.section] += 1
+        for p, section in zip(points, resolved, strict=True):
+            if section:
+                sections.setdefault(p.subsystem, Counter())[section] += 1
         rows = []
         for name in sorted(counts, key=lambda n: -counts[n]["points"]):
             c = counts[name]
@@ -107,7 +121,7 @@ class InteractionModels(_MapDirective):
     option_spec = {"role": lambda v: directives.choice(v, ("draft", "target"))}
 
     def run(self) -> list[nodes.Node]:
-        points, _ = self._data()
+        points, _, _ = self._data()
         role = self.options.get("role", "draft")
         rows = []
         for p in points:
@@ -131,13 +145,13 @@ class InteractionPoints(_MapDirective):
     option_spec = {"section": directives.unchanged, "no-effect": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        points, mapping = self._data()
+        points, mapping, sections = self._data()
         if "no-effect" in self.options:
             return self._no_effect(points, mapping, self.options["no-effect"])
         label = (self.options.get("section") or "").strip()
         if not label:
             raise self.error("interaction-points needs :section: LABEL or :no-effect: KIND[,KIND...]")
-        mine = [p for p in points if ix.resolve(p, mapping).section == label]
+        mine = [p for p, section in zip(points, sections, strict=True) if section == label]
         named = [p for p in mine if p.kind != "reads-spec-state"]
         functions = len(mine) - len(named)
         # Names of the source, set apart like a source note (they are what the extractor read).

@@ -39,13 +39,14 @@ link keeps them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
-import yaml
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+import field_reports
 from speccheck import history as speccheck_history
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,10 +105,10 @@ def releases_to_pin(hist: dict, pin: str) -> list[str]:
 
 
 def corpus_entries() -> list[dict]:
-    """Every entry of every corpus file, in file order."""
+    """Every entry of every corpus file, in file order (:func:`field_reports.corpus_file`: parsed once per process)."""
     entries = []
     for path in sorted(CORPUS_DIR.glob("*.yaml")):
-        entries.extend(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
+        entries.extend(field_reports.corpus_file(path))
     return entries
 
 
@@ -218,19 +219,46 @@ def _section_uris(app) -> dict[str, str]:
     return out
 
 
+def inputs_key(section_uris: dict[str, str]) -> str:
+    """A digest of everything :func:`page_data` reads, so an unchanged build keeps the file it wrote: the
+    checker's inputs (:func:`speccheck.pinned.checker_digest`: the pin, the flag history and the code that
+    filters it), every corpus file, the section addresses and this module."""
+    from speccheck.pinned import checker_digest
+
+    digest = hashlib.sha256(f"{checker_digest()}|{json.dumps(section_uris, sort_keys=True)}".encode())
+    for path in sorted(CORPUS_DIR.glob("*.yaml")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
 def _write(app, exception) -> None:
-    if exception is not None or app.builder.format != "html" or not history()["releases"]:
+    """Write the data file after an HTML build; skipped when its inputs (:func:`inputs_key`) and the
+    written file are unchanged, and the file is left alone when the data came out the same (its
+    modification time, which browsers and caches see, does not move)."""
+    if exception is not None or app.builder.format != "html" or not HISTORY_FILE.exists():
         return
     from sphinx.errors import ExtensionError
 
+    out = Path(app.outdir) / "_static" / OUTPUT
+    stamp = Path(app.doctreedir) / (OUTPUT + ".key")
     try:
-        data = page_data(_section_uris(app))
+        section_uris = _section_uris(app)
+        key = inputs_key(section_uris)
+        if out.exists() and stamp.exists() and stamp.read_text() == key:
+            return
+        if not history()["releases"]:
+            return
+        data = page_data(section_uris)
     except Exception as exc:
         raise ExtensionError(f"my_release: cannot write {OUTPUT}: {exc!r}", modname=__name__) from exc
-    out = Path(app.outdir) / "_static" / OUTPUT
-    out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
-    out.write_text(f"window.SGLANG_MY_RELEASE = {text};\n", encoding="utf-8")
+    content = f"window.SGLANG_MY_RELEASE = {text};\n".encode()
+    if not (out.exists() and out.read_bytes() == content):  # the same data: the file (and its date) stays
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(content)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(key)
 
 
 def setup(app):
