@@ -29,6 +29,13 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
   page then points to STANDALONE or no speculation instead of training an EAGLE-3 draft.
 - LoRA: allowed with NGRAM, EAGLE (NEXTN), EAGLE3, DFLASH, DSPARK only
   (``sglang/srt/arg_groups/lora_hook.py::check_lora_speculative_compatibility``).
+- ROCm (:func:`platform_tree`): the table's tree with top-k above 1 becomes a chain (top-k 1, draft tokens =
+  steps + 1). SGLang's automatic attention backend on HIP is ``aiter`` for MHA models, and for MLA models
+  when each GPU holds 16 or 128 KV heads (else ``triton``)
+  (``sglang/srt/arg_groups/model_override_base.py::get_default_attn_backend``); ``aiter`` drafts with
+  top-k 1 only (``sglang/srt/layers/attention/aiter_backend.py::AiterAttnBackend._ensure_spec_v2_topk_supported``),
+  and only a chain gets sampled verification there (``ix-hardware-rocm``). The checker has no platform
+  input, so this rule lives here and on the page, not in the checker.
 """
 
 from __future__ import annotations
@@ -186,6 +193,27 @@ def tree_row(concurrency: int, algorithm: str, *, moe: bool, tp: int, mtp: bool,
     return "128"
 
 
+PLATFORMS = ("cuda", "rocm")
+
+
+def platform_tree(tree, platform: str | None):
+    """The tree the command writes on ``platform``, and the table's tree when it was changed.
+
+    :param tree: (steps, topk, draft tokens) from :data:`TREE_ROWS`, or None.
+    :param platform: one of :data:`PLATFORMS` (None: ``cuda``).
+    :returns: (tree, replaced): on ``rocm`` a tree with top-k above 1 becomes the chain
+        (steps, 1, steps + 1) and ``replaced`` is the table's tree; else (tree, None). Source: the module
+        docstring's ROCm rule (``compat-topk-backends``, ``ix-hardware-rocm``).
+    :raises ValueError: an unknown platform.
+    """
+    platform = platform or "cuda"
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform {platform!r} is not one of {PLATFORMS}")
+    if platform == "rocm" and tree and tree[1] > 1:
+        return (tree[0], 1, tree[0] + 1), tuple(tree)
+    return tree, None
+
+
 def choose_draft(model: dict, override: dict | None = None, workload: str = "chat") -> tuple[dict, str]:
     """The draft entry and the decision-table algorithm row id (a key of :data:`ALGORITHM_ROWS`).
 
@@ -318,10 +346,12 @@ def build(s: dict, data: dict | None = None) -> dict:
         ``dp_attention``, ``kv_cache_dtype``, ``tool_parser``, ``reasoning_parser``, ``lora``
         (``name=path``), ``pd`` (True: a prefill server and a decode server, each on ``gpus``
         GPUs of its own node), ``draft`` (an override: {algorithm, path, gb, fc_gb}),
-        ``workload`` (one of :data:`WORKLOADS`, default ``chat``).
+        ``workload`` (one of :data:`WORKLOADS`, default ``chat``), ``platform`` (:data:`PLATFORMS`,
+        default ``cuda``: :func:`platform_tree`).
     :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
         decoding), ``algorithm_row``,
-        ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
+        ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``table_tree`` (the table's tree when
+        the platform changed it, else None), ``tp``, ``memory``
         (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`),
         ``eagle3_target`` (:func:`can_feed_eagle3`, with ``data['eagle3_targets']`` when present),
         ``memory_range`` (the memory at the low and high ends of the model's ``params_b_range``, when the
@@ -339,7 +369,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     mtp = algo_row == "mtp"
     row = tree_row(s["concurrency"], draft["algorithm"], moe=bool(model.get("moe")), tp=tp, mtp=mtp,
                    deepseek=mtp and (model.get("deepseek_mtp") or model.get("architecture") in DEEPSEEK_MTP))
-    tree = TREE_ROWS[row]
+    tree, replaced = platform_tree(TREE_ROWS[row], s.get("platform"))
     env = draft_env(draft)
     commands = []
     if s.get("pd"):
@@ -363,7 +393,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     fits = {m.fits} | {r["fits"] for r in memory_range or []}
     return {"verdict": "uncertain" if len(fits) > 1 else "fits" if m.fits else "does-not-fit",
             "memory_range": memory_range,"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
-            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
+            "tree": list(tree) if tree else None, "table_tree": list(replaced) if replaced else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
             "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
 
 

@@ -600,3 +600,32 @@ def test_the_checkers_option_table_holds_only_fields_a_script_reads():
                       for f in ("check-command.js", "build-command.js"))
     assert "help" not in fields
     assert all(re.search(rf"\.{f}\b", scripts) for f in fields), fields
+
+
+# -- Issue 23, trial 7: ROCm gets a chain (the checker has no platform input) --
+
+
+def test_on_rocm_the_tables_tree_becomes_a_chain_and_on_cuda_it_stays():
+    s = {"model": "llama31-8b", "gpu": "MI300X", "gpus": 1, "concurrency": 1}
+    cuda = builder.build(s, DATA)
+    rocm = builder.build(dict(s, platform="rocm"), DATA)
+    assert cuda["tree"] == [5, 4, 8] and cuda["table_tree"] is None
+    assert rocm["tree"] == [5, 1, 6] and rocm["table_tree"] == [5, 4, 8]
+    text = rocm["commands"][0]["text"]
+    assert "--speculative-eagle-topk 1" in text and "--speculative-num-draft-tokens 6" in text
+    import speccheck
+
+    assert not [d for d in speccheck.check_command(text) if d.severity == "error"]
+    # a chain already is a chain: (3, 1, 4) on ROCm is unchanged
+    other = builder.build(dict(s, concurrency=8, platform="rocm"), DATA)
+    assert other["tree"] == [3, 1, 4] and other["table_tree"] is None
+    with pytest.raises(ValueError):
+        builder.platform_tree((5, 4, 8), "metal")
+
+
+def test_the_rocm_rule_rests_on_the_pinned_default_backend_and_aiters_topk_refusal():
+    srt = SITE_PACKAGES / "sglang" / "srt"
+    default = (srt / "arg_groups" / "model_override_base.py").read_text()
+    assert re.search(r"elif get_platform\(\)\.is_hip:\n\s+return \"aiter\"", default)  # MHA models on HIP
+    aiter = (srt / "layers" / "attention" / "aiter_backend.py").read_text()
+    assert "def _ensure_spec_v2_topk_supported" in aiter and "supports topk <= 1 only" in aiter

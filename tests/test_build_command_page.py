@@ -59,6 +59,7 @@ EXTRA = [
     {"model": "llama33-70b", "gpu": "H100", "gpus": 2, "nodes": 2, "concurrency": 200, "dp_attention": True},
     {"model": "gpt-oss-120b", "gpu": "H100", "gpus": 1, "concurrency": 64, "lora": "a=/models/a"},
     {"model": "deepseek-v32", "gpu": "B200", "gpus": 8, "concurrency": 1, "kv_cache_dtype": "fp8_e4m3"},
+    {"model": "llama31-8b", "gpu": "MI300X", "gpus": 1, "concurrency": 1, "platform": "rocm"},
 ]
 
 
@@ -75,7 +76,7 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target", "verdict"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "table_tree", "tp", "eagle3_target", "verdict"):
         assert js[key] == py[key], key
     assert (js["memory_range"] is None) == (py["memory_range"] is None)
     for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [], strict=True)):
@@ -312,6 +313,19 @@ def test_rocm_on_mi300x_gives_a_checked_command_and_the_platform_note(builder_pa
     assert_all_pass(builder_page)
     assert "ROCm" in builder_page.locator("#bc-why-h + ul").inner_text()
     assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
+
+
+def test_rocm_turns_the_tables_tree_into_a_chain_and_says_the_checker_has_no_platform(builder_page):
+    choose(builder_page, model="llama31-8b", platform="rocm", gpu="MI300X", gpus="1", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--speculative-eagle-topk 1" in text and "--speculative-num-draft-tokens 6" in text
+    assert_all_pass(builder_page)
+    assert all("no platform input" in v for v in verdicts(builder_page))
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "instead of the table's tree (5, 4, 8)" in why and "aiter" in why and "--attention-backend triton" in why
+    choose(builder_page, platform="cuda", gpu="H100")
+    assert "--speculative-eagle-topk 4" in shown_commands(builder_page)[0]
+    assert not any("no platform input" in v for v in verdicts(builder_page))
 
 
 def test_a_platform_that_does_not_match_the_gpu_is_named(builder_page):

@@ -138,6 +138,13 @@
     if (conc <= 127) return "64";
     return "128";
   }
+  // builder.py::platform_tree (sources there): on ROCm a tree with top-k above 1 becomes a chain.
+  function platformTree(tree, platform) {
+    platform = platform || "cuda";
+    if (["cuda", "rocm"].indexOf(platform) < 0) throw new Error("platform " + platform + " is not one of cuda, rocm");
+    if (platform === "rocm" && tree && tree[1] > 1) return [[tree[0], 1, tree[0] + 1], tree.slice()];
+    return [tree, null];
+  }
   function chooseDraft(model, override, workload) {
     workload = workload || "chat";
     if (WORKLOADS.indexOf(workload) < 0) throw new Error("workload " + workload + " is not one of " + WORKLOADS.join(", "));
@@ -203,7 +210,7 @@
     var chosen = chooseDraft(model, s.draft, s.workload), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
     var row = treeRow(s.concurrency, draft.algorithm, { moe: !!model.moe, tp: tp, mtp: mtp,
       deepseek: mtp && !!(model.deepseek_mtp || DEEPSEEK_MTP.indexOf(model.architecture) >= 0) });
-    var tree = TREE_ROWS[row], env = draftEnv(draft), commands = [];
+    var pt = platformTree(TREE_ROWS[row], s.platform), tree = pt[0], env = draftEnv(draft), commands = [];
     if (s.pd) {
       ["prefill", "decode"].forEach(function (role) {
         commands.push({ role: role, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, role)) });
@@ -221,7 +228,7 @@
     var fitsSet = [m.fits].concat((memoryRange || []).map(function (x) { return x.fits; }));
     var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
     return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
-             tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
+             tree: tree ? tree.slice() : null, table_tree: pt[1], tp: tp, memory: m, quantization: quantization(s, model),
              eagle3_target: canFeedEagle3(model) };
   }
   // speccheck/builder.py::can_feed_eagle3: null for an unknown architecture, else whether the class is one of
@@ -515,7 +522,7 @@
               concurrency: Math.max(1, parseInt(v("conc"), 10) || 1), dp_attention: v("dp"), kv_cache_dtype: v("kv"),
               tool_parser: v("tool"), reasoning_parser: v("reasoning"), lora: v("lora") ? v("lora_path") : "",
               pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal"),
-              workload: v("workload") || "chat" };
+              workload: v("workload") || "chat", platform: v("platform") || "cuda" };
     if (v("gpu") === "other") { s.gpu_memory_gb = parseFloat(v("mem")) || 0; }
     var problems = [];
     if (v("model") === "config") {
@@ -615,7 +622,8 @@
              "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
     }
     if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
-    if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
+    if (platform === "rocm" && out.table_tree) n.push("ROCm: a chain (" + out.tree.join(", ") + ") instead of the table's tree (" + out.table_tree.join(", ") + "). SGLang's automatic attention backend on ROCm is usually `aiter`, which drafts with top-k 1 only: a tree stops the server at the first draft extend (`AiterAttnBackend SPEC_V2 path currently supports topk <= 1 only`), and only a chain gets sampled verification there ([ROCm](ix-hardware-rocm)). A tree needs `--attention-backend triton` ([top-k and backends](compat-topk-backends)); this page does not write that, and sampled requests then verify greedily.");
+    if (platform === "rocm") n.push("ROCm: sampling and verification differ on ROCm ([ROCm](ix-hardware-rocm); [platform notes](trouble-platform)).");
     // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
     if (platform === "rocm" && out.algorithm === "NGRAM") n.push("NGRAM on ROCm: SGLang's start-up check accepts the devices CUDA, CPU and XPU; whether a ROCm build passes it is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". Prefer a draft model ([decision table](decision-algorithm)).");
     return n;
@@ -663,21 +671,25 @@
     return w;
   }
 
-  function verdict(text) {
+  // The checker has no platform input (it checks as for an NVIDIA GPU): on ROCm the verdict says so,
+  // and the ROCm rules it cannot apply are the page's (builder.py::platform_tree).
+  var ROCM_CHECK_NOTE = " The checker has no platform input: it checks as for an NVIDIA GPU, not ROCm's attention backend or kernels; this page applied the ROCm top-k rule itself ([ROCm](ix-hardware-rocm)).";
+  function verdict(text, platform) {
     if (typeof window.sglangCheck !== "function") return { ok: null, text: "The checker did not load." };
     var r = window.sglangCheck(text), errors = r.diagnostics.filter(function (d) { return d.severity === "error"; });
     return { ok: r.command && !errors.length, diagnostics: r.diagnostics,
-             text: !r.command ? "Not an SGLang command." : errors.length
+             text: (!r.command ? "Not an SGLang command." : errors.length
                ? errors.length + " problem(s): " + errors.map(function (d) { return d.message; }).join(" ")
-               : "Check passed: SGLang " + window.SGLANG_CHECK_DATA.version + " accepts these flags and start-up rules." };
+               : "Check passed: SGLang " + window.SGLANG_CHECK_DATA.version + " accepts these flags and start-up rules.") +
+               (r.command && platform === "rocm" ? ROCM_CHECK_NOTE : "") };
   }
 
-  function showCommand(box, title, text) {
+  function showCommand(box, title, text, platform) {
     var fig = el("figure", { "class": "build-command__cmd" });
     fig.appendChild(el("figcaption", {}, title));
     var pre = el("pre", { tabindex: "0" }); pre.appendChild(el("code", {}, "")); pre.firstChild.textContent = text;
     fig.appendChild(pre);
-    var v = verdict(text);
+    var v = verdict(text, platform);
     fig.appendChild(el("p", { "class": "build-command__verdict build-command__verdict--" + (v.ok ? "ok" : "error"), "data-out": "verdict" }, v.text));
     box.appendChild(fig);
     return v;
@@ -709,13 +721,13 @@
     var failed = 0;
     r.commands.forEach(function (c) {
       var title = c.role ? (c.role === "prefill" ? "Prefill server, node " + PD_HOSTS[0] : "Decode server, node " + PD_HOSTS[1]) : c.node !== null ? "Node " + c.node : "Launch command";
-      if (!showCommand(cmds, title, c.text).ok) failed++;
+      if (!showCommand(cmds, title, c.text, platform).ok) failed++;
     });
     // The answer first: does it fit, and does it pass the check.
     var placeholder = model.path_source === "placeholder" && !s.path;
     var passText = s.pd ? "Fits in memory; both server commands pass the check; the router line is not checked (see the note under it)"
       : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)" : "");
-    passText += ".";
+    passText += platform === "rocm" ? " (the check assumes an NVIDIA GPU; the ROCm top-k rule is this page's, see Draft choice and tree)." : ".";
     if (!r.algorithm) passText += " It runs without speculative decoding: no row of the decision table gives this target a draft for this workload (see Draft choice below).";
     var caveats = [];
     if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
@@ -763,7 +775,7 @@
         : "([how-to](" + at[1] + ")).")));
     var rt = ROW_TEXT[r.tree_row];
     ul.appendChild(el("li", {}, !r.algorithm ? "No draft tree: the [starting tree](decision-starting-tree) applies only with speculative decoding."
-      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
+      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" + (r.table_tree ? ", the ROCm chain for the table's (" + r.table_tree.join(", ") + ")" : "") : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
     notes(s, r, model, platform).forEach(function (t) { ul.appendChild(el("li", {}, t)); });
     why.appendChild(ul);
     out.appendChild(why);
