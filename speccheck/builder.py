@@ -299,13 +299,14 @@ def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, n
         f += [f"--nnodes {s['nodes']}", f"--node-rank {node}", f"--dist-init-addr {s.get('dist_init_addr') or DIST_INIT_ADDR}"]
     if model.get("trust_remote_code"):
         f.append("--trust-remote-code")
-    if quantization(s, model):
-        f.append(f"--quantization {quantization(s, model)}")
+    quant = s.get("quantization") or quantization(s, model)
+    if quant:
+        f.append(f"--quantization {quant}")
     if draft["algorithm"]:
         f.append(f"--speculative-algorithm {draft['algorithm']}")
     if draft.get("path"):
         f.append(f"--speculative-draft-model-path {draft['path']}")
-        if quantization(s, model):  # keep the draft in BF16, as counted (oom-quantized-draft)
+        if quant:  # keep the draft in BF16, as counted (oom-quantized-draft)
             f.append("--speculative-draft-model-quantization unquant")
     if tree:
         f += [f"--speculative-num-steps {tree[0]}", f"--speculative-eagle-topk {tree[1]}",
@@ -347,7 +348,8 @@ def build(s: dict, data: dict | None = None) -> dict:
         (``name=path``), ``pd`` (True: a prefill server and a decode server, each on ``gpus``
         GPUs of its own node), ``draft`` (an override: {algorithm, path, gb, fc_gb}),
         ``workload`` (one of :data:`WORKLOADS`, default ``chat``), ``platform`` (:data:`PLATFORMS`,
-        default ``cuda``: :func:`platform_tree`).
+        default ``cuda``: :func:`platform_tree`), ``quantization`` (a ``--quantization`` value written as given,
+        for a command converted from another engine; the memory follows ``precision``).
     :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
         decoding), ``algorithm_row``,
         ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``table_tree`` (the table's tree when
@@ -393,7 +395,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     fits = {m.fits} | {r["fits"] for r in memory_range or []}
     return {"verdict": "uncertain" if len(fits) > 1 else "fits" if m.fits else "does-not-fit",
             "memory_range": memory_range,"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
-            "tree": list(tree) if tree else None, "table_tree": list(replaced) if replaced else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
+            "tree": list(tree) if tree else None, "table_tree": list(replaced) if replaced else None, "tp": tp, "memory": m.as_dict(), "quantization": s.get("quantization") or quantization(s, model),
             "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
 
 

@@ -629,3 +629,14 @@ def test_the_rocm_rule_rests_on_the_pinned_default_backend_and_aiters_topk_refus
     assert re.search(r"elif get_platform\(\)\.is_hip:\n\s+return \"aiter\"", default)  # MHA models on HIP
     aiter = (srt / "layers" / "attention" / "aiter_backend.py").read_text()
     assert "def _ensure_spec_v2_topk_supported" in aiter and "supports topk <= 1 only" in aiter
+
+
+def test_a_given_quantization_is_written_as_given_and_keeps_a_draft_model_in_bf16():
+    s = {"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 32, "quantization": "fp8", "precision": "fp8",
+         "path": "Qwen/Qwen3-32B"}
+    out = builder.build(s, DATA)
+    text = out["commands"][0]["text"]
+    assert "--model-path Qwen/Qwen3-32B" in text and "--quantization fp8" in text
+    assert "--speculative-draft-model-quantization unquant" in text
+    assert out["quantization"] == "fp8"
+    assert out["memory"]["target_gb"] == pytest.approx(DATA["models"]["qwen3-32b"]["params_b"] / 2)

@@ -60,6 +60,8 @@ EXTRA = [
     {"model": "gpt-oss-120b", "gpu": "H100", "gpus": 1, "concurrency": 64, "lora": "a=/models/a"},
     {"model": "deepseek-v32", "gpu": "B200", "gpus": 8, "concurrency": 1, "kv_cache_dtype": "fp8_e4m3"},
     {"model": "llama31-8b", "gpu": "MI300X", "gpus": 1, "concurrency": 1, "platform": "rocm"},
+    {"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 32, "quantization": "fp8", "precision": "fp8",
+     "path": "Qwen/Qwen3-32B"},
 ]
 
 
@@ -605,3 +607,39 @@ def test_the_page_has_no_axe_findings(builder_page, width):
     assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
     if width == 390:
         assert builder_page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+# -- Issue 23, trial 7 --
+
+
+def test_a_typed_checkpoint_of_another_model_says_the_figures_use_the_recipe_models_shapes(builder_page):
+    choose(builder_page, model="deepseek-v3", path="deepseek-ai/DeepSeek-V4-Pro", gpu="H200", gpus="8", conc="1")
+    warning = builder_page.locator("#build-command [data-out=recipe-shapes]").inner_text()
+    assert "deepseek-ai/DeepSeek-V3" in warning and "DeepseekV4ForCausalLM" in warning and "paste its config.json" in warning
+    assert "shapes" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    choose(builder_page, path="")
+    assert builder_page.locator("#build-command [data-out=recipe-shapes]").count() == 0
+
+
+FP8_VLLM = ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --quantization {q} --max-num-seqs 32 --speculative-config "
+            "'{{\"method\": \"eagle3\", \"model\": \"AngelSlim/Qwen3-32B_eagle3\", \"num_speculative_tokens\": 3}}'")
+
+
+def test_a_vllm_fp8_command_stays_fp8_and_an_unknown_quantization_is_named(builder_page):
+    out, command = convert(builder_page, FP8_VLLM.format(q="fp8"))
+    assert "--quantization fp8" in command and "--speculative-draft-model-quantization unquant" in command
+    notes = out.locator("ul").last.inner_text()
+    assert "--quantization fp8 is kept" in notes.replace("`", "") or "`--quantization fp8` is kept" in notes
+    assert "H100" in notes  # the GPU the page assumes is said
+    out, command = convert(builder_page, FP8_VLLM.format(q="fbgemm_fp8"))
+    assert "--quantization" not in command
+    assert "fbgemm_fp8" in out.locator("ul").last.inner_text()
+
+
+def test_the_converters_text_is_in_the_url_and_a_link_reproduces_the_conversion(builder_page):
+    _, command = convert(builder_page, FP8_VLLM.format(q="fp8"))
+    url = builder_page.url
+    assert "vllm=" in url
+    builder_page.goto(url)
+    builder_page.wait_for_function("document.getElementById('build-command').dataset.ready === '1'")
+    assert builder_page.locator("#build-command-vllm [data-out=vllm] pre").first.inner_text() == command

@@ -183,10 +183,11 @@
     if (dp > 1) f.push("--attn-dp-size " + dp);
     if (node !== null) f.push("--nnodes " + s.nodes, "--node-rank " + node, "--dist-init-addr " + (s.dist_init_addr || DIST_INIT_ADDR));
     if (model.trust_remote_code) f.push("--trust-remote-code");
-    if (quantization(s, model)) f.push("--quantization " + quantization(s, model));
+    var quant = s.quantization || quantization(s, model);
+    if (quant) f.push("--quantization " + quant);
     if (draft.algorithm) f.push("--speculative-algorithm " + draft.algorithm);
     if (draft.path) f.push("--speculative-draft-model-path " + draft.path);
-    if (draft.path && quantization(s, model)) f.push("--speculative-draft-model-quantization unquant");
+    if (draft.path && quant) f.push("--speculative-draft-model-quantization unquant");
     if (tree) f.push("--speculative-num-steps " + tree[0], "--speculative-eagle-topk " + tree[1], "--speculative-num-draft-tokens " + tree[2]);
     if (s.concurrency > REQUEST_CAP && draft.algorithm) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
     if (model.context_length) f.push("--context-length " + model.context_length);
@@ -228,7 +229,7 @@
     var fitsSet = [m.fits].concat((memoryRange || []).map(function (x) { return x.fits; }));
     var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
     return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
-             tree: tree ? tree.slice() : null, table_tree: pt[1], tp: tp, memory: m, quantization: quantization(s, model),
+             tree: tree ? tree.slice() : null, table_tree: pt[1], tp: tp, memory: m, quantization: s.quantization || quantization(s, model),
              eagle3_target: canFeedEagle3(model) };
   }
   // speccheck/builder.py::can_feed_eagle3: null for an unknown architecture, else whether the class is one of
@@ -400,6 +401,7 @@
       else if (name === "--tool-call-parser") r.flags.tool_parser = value;
       else if (name === "--reasoning-parser") r.flags.reasoning_parser = value;
       else if (name === "--kv-cache-dtype") r.flags.kv_cache_dtype = value;
+      else if (name === "--quantization" || name === "-q") r.flags.quantization = value;
       else r.notes.push("`" + name + "` is not translated: look it up in the server arguments of SGLang.");
     }
     if (!r.spec) throw new Error("No `--speculative-config '{...}'` found.");
@@ -424,6 +426,21 @@
     var s = { model: known || { path: model, precision: "bf16", params_b: 0, layers: 1, attention: { kind: "hybrid-linear" } },
               gpu: "H100", gpus: tp, concurrency: r.flags.max_num_seqs || 1, tool_parser: r.flags.tool_parser || "",
               reasoning_parser: r.flags.reasoning_parser || "" };
+    var q = r.flags.quantization;
+    if (q) {
+      var qOpt = (((window.SGLANG_CHECK_DATA || {}).options) || []).filter(function (o) { return o.dest === "quantization"; })[0];
+      if (qOpt && qOpt.choices.indexOf(q) >= 0) {
+        // The same name in SGLang's --quantization choices (sglang/srt/arg_groups/choices.py::QUANTIZATION_CHOICES).
+        s.quantization = q; s.path = model;
+        if (q === "fp8") s.precision = "fp8";
+        notes.push("`--quantization " + q + "` is kept: SGLang's `--quantization` has a choice of the same name. Whether its scheme (scaling, kernels) matches vLLM's is not verified for " +
+                   ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". " + (q === "fp8" ? "The memory counts one byte per target weight. " : "The memory is counted as for 16-bit weights. ") +
+                   "The draft keeps 16-bit weights (`--speculative-draft-model-quantization unquant`) when the command has a draft model ([quantized drafts](oom-quantized-draft)).");
+      } else {
+        notes.push("Not translated: `--quantization " + q + "`: SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") + "'s `--quantization` has no choice of that name, so the command below loads the checkpoint as it is published. Pick the matching choice from SGLang's server arguments, or serve a checkpoint already in that format ([quantized targets](feat-quantized)).");
+      }
+    }
+    notes.push("GPU: the converted command does not depend on it, but this page composes it for NVIDIA H100 (80 GB) GPUs, because the " + (engine === "vllm" ? "vLLM command" : "settings") + " do not name one; for memory figures on your GPUs, pick the model and GPUs in the builder above.");
     var tree = null;
     if (algo === "MTP") {
       s.draft = { algorithm: "EAGLE", layers: 1 };
@@ -637,7 +654,18 @@
   };
   function configWarnings(s, model) {
     var w = [];
-    if (typeof s.model === "string") return w;
+    if (typeof s.model === "string") {
+      // A typed Checkpoint that is not the recipe's: the figures still use the recipe model's shapes.
+      if (s.path && s.path !== model.path && s.path !== model.fp8_path) {
+        var typedArch = (((window.SGLANG_CHECK_DATA || {}).facts || {}).architectures || {})[s.path];
+        var other = typedArch && model.architecture && typedArch !== model.architecture;
+        w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "recipe-shapes" },
+          "The memory figures use the shapes of `" + model.path + "` (the recipe model you picked), not of `" + s.path + "`" +
+          (other ? ", which is a `" + typedArch + "`, another architecture than `" + model.architecture + "`" : "") +
+          ": right only if `" + s.path + "` is a checkpoint of that model. For another model, pick \"Another model\" and paste its config.json."));
+      }
+      return w;
+    }
     var assumed = model.assumed || [];
     if (assumed.length) {
       var box = el("div", { "class": "build-command__warning", role: "note", "data-out": "assumed" });
@@ -732,6 +760,7 @@
     var caveats = [];
     if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
     if (placeholder) caveats.push("replace the placeholder model path");
+    if (warnings.some(function (x) { return x.getAttribute("data-out") === "recipe-shapes"; })) caveats.push("the memory figures use " + model.path + "'s shapes (see the warning)");
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
     if (m.dp > 1 && m.attn_extra_gb === null) caveats.push("the attention weights DP attention copies to every GPU are not counted for this model (see Memory per GPU)");
@@ -847,6 +876,8 @@
   // -- Coming from vLLM ---------------------------------------------------------------
   function updateVllm(root) {
     var box = root.querySelector("[data-out=vllm]"), text = root.querySelector("#bc-vllm").value;
+    var mainForm = document.querySelector("#build-command form");
+    if (mainForm) saveState(mainForm);
     box.textContent = "";
     if (!text.trim()) return;
     try {
@@ -880,12 +911,18 @@
   // -- State in the URL -----------------------------------------------------------------
   var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "workload", "platform",
                 "draft_path", "draft_algo", "draft_params", "draft_config", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
+  var VLLM_FIELDS = { vllm: "bc-vllm", trt_model: "bc-trt-model" };
   function saveState(form) {
     var q = new URLSearchParams();
     FIELDS.forEach(function (n) {
       var f = form.elements[n]; if (!f) return;
       var val = f.type === "checkbox" ? (f.checked ? "1" : "") : f.value;
       if (val !== (f.type === "checkbox" ? (f.defaultChecked ? "1" : "") : f.getAttribute("data-default") || "")) q.set(n, val);
+    });
+    // The converter's text (the "Coming from vLLM" form) is state too.
+    Object.keys(VLLM_FIELDS).forEach(function (n) {
+      var e = document.getElementById(VLLM_FIELDS[n]);
+      if (e && e.value.trim()) q.set(n, e.value);
     });
     var qs = q.toString();
     history.replaceState(null, "", location.pathname + (qs ? "?" + qs : "") + location.hash);
@@ -913,6 +950,11 @@
     form.elements.gpu.setAttribute("data-default", "H100");
     form.elements.gpu.value = "H100";
     loadState(form);
+    var vq = new URLSearchParams(location.search);  // the converter's fields, before update() rewrites the URL
+    Object.keys(VLLM_FIELDS).forEach(function (n) {
+      var e = document.getElementById(VLLM_FIELDS[n]);
+      if (e && vq.has(n)) e.value = vq.get(n);
+    });
     var run = function () { update(root); };
     form.addEventListener("input", run);
     form.addEventListener("change", run);
