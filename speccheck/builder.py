@@ -268,7 +268,8 @@ def standalone_draft(path: str, params_b: float | None = None, config: dict | No
     :param config: its ``config.json`` (optional): the layer count, read as :func:`model_from_config` reads it.
     :returns: {algorithm, path, gb (BF16 weights, or at the config's precision; absent when the size is
         unknown), fc_gb 0 (the whole draft is split over TP like the target), layers (its decoder layers;
-        0 when unknown), counted: "all" | "weights" | "kv" | "none"}. :func:`speccheck.memory.memory`
+        0 when unknown), vocab_size (from ``config``, when given: :func:`vocab_mismatch`), counted: "all" |
+        "weights" | "kv" | "none"}. :func:`speccheck.memory.memory`
         counts each draft layer's KV at the target's per-layer cost, as SGLang sizes the pool for
         STANDALONE (``sglang/srt/model_executor/pool_configurator.py``, ``oom-draft-cost``).
     :raises KeyError: a config without the fields :func:`model_from_config` requires.
@@ -278,12 +279,27 @@ def standalone_draft(path: str, params_b: float | None = None, config: dict | No
     if config:
         dm = model_from_config(config, path)
         draft["layers"] = dm["layers"]
+        draft["vocab_size"] = dm["vocab_size"]
         precision = dm["precision"]
         params_b = params_b or dm["params_b"]
     if params_b:
         draft["gb"] = round(params_b * mem.BYTES_PER_PARAM[precision], 3)
     draft["counted"] = ("all" if draft["layers"] else "weights") if params_b else ("kv" if draft["layers"] else "none")
     return draft
+
+
+def vocab_mismatch(model: dict, draft: dict) -> list[int] | None:
+    """[target vocab_size, draft vocab_size] when SGLang will refuse a STANDALONE pair at start-up, else None.
+
+    SGLang compares the ``vocab_size`` of the two configs (the text config's for a multimodal model) and
+    stops when they differ, even when the tokenizers match
+    (``sglang/srt/speculative/standalone_worker_v2.py::StandaloneWorkerV2._validate_vocab_compatibility``;
+    the guide's ``standalone-which-draft``). None when
+    either number is unknown (no config pasted for the draft) or the draft is not STANDALONE.
+    """
+    if draft.get("algorithm") != "STANDALONE" or not draft.get("vocab_size") or not model.get("vocab_size"):
+        return None
+    return None if draft["vocab_size"] == model["vocab_size"] else [model["vocab_size"], draft["vocab_size"]]
 
 
 def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, node: int | None,
@@ -396,7 +412,8 @@ def build(s: dict, data: dict | None = None) -> dict:
     return {"verdict": "uncertain" if len(fits) > 1 else "fits" if m.fits else "does-not-fit",
             "memory_range": memory_range,"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
             "tree": list(tree) if tree else None, "table_tree": list(replaced) if replaced else None, "tp": tp, "memory": m.as_dict(), "quantization": s.get("quantization") or quantization(s, model),
-            "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
+            "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets")),
+            "vocab_mismatch": vocab_mismatch(model, draft)}
 
 
 def _first(cfg: dict, *names, default=None):

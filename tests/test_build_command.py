@@ -640,3 +640,16 @@ def test_a_given_quantization_is_written_as_given_and_keeps_a_draft_model_in_bf1
     assert "--speculative-draft-model-quantization unquant" in text
     assert out["quantization"] == "fp8"
     assert out["memory"]["target_gb"] == pytest.approx(DATA["models"]["qwen3-32b"]["params_b"] / 2)
+
+
+def test_a_standalone_draft_with_another_vocab_size_is_a_start_up_refusal():
+    target = builder.model_from_config(PHI4, "microsoft/phi-4")
+    other = dict(PHI4, vocab_size=100000, num_hidden_layers=4)
+    s = {"model": target, "gpu": "H100", "gpus": 1, "concurrency": 1}
+    out = builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5, other)), DATA)
+    assert out["vocab_mismatch"] == [100352, 100000]
+    assert builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5, dict(other, vocab_size=100352))),
+                         DATA)["vocab_mismatch"] is None
+    assert builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5)), DATA)["vocab_mismatch"] is None
+    source = (SITE_PACKAGES / "sglang" / "srt" / "speculative" / "standalone_worker_v2.py").read_text()
+    assert "def _validate_vocab_compatibility" in source and "same vocabulary as the target model, but got" in source

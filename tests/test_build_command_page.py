@@ -78,7 +78,8 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "table_tree", "tp", "eagle3_target", "verdict"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "table_tree", "tp", "eagle3_target", "verdict",
+                "vocab_mismatch"):
         assert js[key] == py[key], key
     assert (js["memory_range"] is None) == (py["memory_range"] is None)
     for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [], strict=True)):
@@ -643,3 +644,26 @@ def test_the_converters_text_is_in_the_url_and_a_link_reproduces_the_conversion(
     builder_page.goto(url)
     builder_page.wait_for_function("document.getElementById('build-command').dataset.ready === '1'")
     assert builder_page.locator("#build-command-vllm [data-out=vllm] pre").first.inner_text() == command
+
+
+def test_a_standalone_draft_with_another_vocab_size_is_said_to_be_refused_at_start_up(builder_page):
+    draft = dict(NO_RECIPE_CONFIG, vocab_size=151936, hidden_size=896, num_hidden_layers=24, num_attention_heads=14,
+                 num_key_value_heads=2, intermediate_size=4864)
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct", gpu="L40S",
+           conc="1", draft_path="Qwen/Qwen2.5-0.5B-Instruct", draft_algo="STANDALONE", draft_config=json.dumps(draft))
+    summary = builder_page.locator("#build-command [data-out=summary]").inner_text()
+    assert summary.startswith("SGLang will refuse to start") and "151,936" in summary and "152,064" in summary
+    choose(builder_page, draft_config=json.dumps(dict(draft, vocab_size=152064)))
+    assert builder_page.locator("#build-command [data-out=summary]").inner_text().startswith("Fits in memory and passes")
+
+
+def test_a_typed_checkpoint_of_unknown_precision_asks_for_the_precision_and_no_note_contradicts_itself(builder_page):
+    choose(builder_page, model="qwen35-397b-a17b", path="Qwen/Qwen3.5-397B-A17B-FP8", precision="", gpu="H200", gpus="8", conc="8")
+    warning = builder_page.locator("#build-command [data-out=typed-precision]").inner_text()
+    assert "does not know the precision" in warning and "its name says FP8" in warning and "counts it as BF16" in warning
+    assert "choose the precision" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    choose(builder_page, precision="fp8")
+    assert builder_page.locator("#build-command [data-out=typed-precision]").count() == 0
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "cannot tell the format" in why and "but the checkpoint is BF16" not in why
+    assert "--quantization" not in shown_commands(builder_page)[0]

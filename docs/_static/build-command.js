@@ -170,11 +170,16 @@
     var draft = { algorithm: "STANDALONE", path: path, fc_gb: 0, layers: 0 }, precision = "bf16";
     if (config) {
       var dm = modelFromConfig(config, path);
-      draft.layers = dm.layers; precision = dm.precision; paramsB = paramsB || dm.params_b;
+      draft.layers = dm.layers; draft.vocab_size = dm.vocab_size; precision = dm.precision; paramsB = paramsB || dm.params_b;
     }
     if (paramsB) draft.gb = Math.round(paramsB * BYTES_PER_PARAM[precision] * 1000) / 1000;
     draft.counted = paramsB ? (draft.layers ? "all" : "weights") : (draft.layers ? "kv" : "none");
     return draft;
+  }
+  // builder.py::vocab_mismatch (source there)
+  function vocabMismatch(model, draft) {
+    if (draft.algorithm !== "STANDALONE" || !draft.vocab_size || !model.vocab_size) return null;
+    return draft.vocab_size === model.vocab_size ? null : [model.vocab_size, draft.vocab_size];
   }
   function serverFlags(s, model, draft, tree, tp, dp, node, role) {
     var path = s.path || (s.precision === "fp8" ? model.fp8_path : null) || model.path;
@@ -230,7 +235,7 @@
     var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
     return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
              tree: tree ? tree.slice() : null, table_tree: pt[1], tp: tp, memory: m, quantization: s.quantization || quantization(s, model),
-             eagle3_target: canFeedEagle3(model) };
+             eagle3_target: canFeedEagle3(model), vocab_mismatch: vocabMismatch(model, draft) };
   }
   // speccheck/builder.py::can_feed_eagle3: null for an unknown architecture, else whether the class is one of
   // the pinned SGLang's classes with the EAGLE-3 capture hook (D.eagle3_targets, written at build time).
@@ -633,10 +638,14 @@
       else if (sm && sm < FP8_NATIVE_SM) n.push(D.gpus[s.gpu].label + " has no FP8 arithmetic (compute capability " + (sm / 10).toFixed(1) + "; FP8 needs 8.9 or newer): SGLang runs the FP8 weights of linear layers through its Marlin kernel, weight-only, so they take half the memory but the matrix products stay in BF16" + (model.moe ? "; how the MoE experts run there is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") : "") + ".");
       else if (!sm) n.push("FP8 arithmetic needs compute capability 8.9 or newer (L40S, RTX 40xx, H100 and later); on 8.0 to 8.8 (A100, RTX 30xx) SGLang runs the FP8 weights of linear layers weight-only through its Marlin kernel, and older GPUs are refused.");
     } else if ((s.precision || model.precision) !== model.precision) {
-      n.push("Weights counted at " + (s.precision || "").toUpperCase() + " but the checkpoint is " + model.precision.toUpperCase() + ": " +
-             (s.path ? "the page cannot tell the format of the checkpoint you typed; if it is " + model.precision.toUpperCase() + (s.precision === "fp8" ? ", add `--quantization fp8`" : ", serve a checkpoint in the chosen format") + ". "
-               : s.precision === "fp4" ? "the builder has no load-time FP4 route; serve a published FP4 checkpoint (give its id as Checkpoint). " : "serve a checkpoint in that format (give its id as Checkpoint). ") +
-             "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+      n.push(s.path
+        ? "Weights counted at " + (s.precision || "").toUpperCase() + ", as you chose. The page cannot tell the format of the checkpoint you typed (`" + s.path + "`): if it is " +
+          (s.precision || "").toUpperCase() + ", the command is complete; if it is " + model.precision.toUpperCase() + " like `" + model.path + "`, " +
+          (s.precision === "fp8" ? "add `--quantization fp8`" : "serve a checkpoint in the chosen format") + ". " +
+          "Whether a draft trained on the " + model.precision.toUpperCase() + " target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target))."
+        : "Weights counted at " + (s.precision || "").toUpperCase() + " but the checkpoint is " + model.precision.toUpperCase() + ": " +
+          (s.precision === "fp4" ? "the builder has no load-time FP4 route; serve a published FP4 checkpoint (give its id as Checkpoint). " : "serve a checkpoint in that format (give its id as Checkpoint). ") +
+          "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
     }
     if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
     if (platform === "rocm" && out.table_tree) n.push("ROCm: a chain (" + out.tree.join(", ") + ") instead of the table's tree (" + out.table_tree.join(", ") + "). SGLang's automatic attention backend on ROCm is usually `aiter`, which drafts with top-k 1 only: a tree stops the server at the first draft extend (`AiterAttnBackend SPEC_V2 path currently supports topk <= 1 only`), and only a chain gets sampled verification there ([ROCm](ix-hardware-rocm)). A tree needs `--attention-backend triton` ([top-k and backends](compat-topk-backends)); this page does not write that, and sampled requests then verify greedily.");
@@ -656,6 +665,12 @@
     var w = [];
     if (typeof s.model === "string") {
       // A typed Checkpoint that is not the recipe's: the figures still use the recipe model's shapes.
+      if (s.path && s.path !== model.path && s.path !== model.fp8_path && !s.precision) {
+        w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "typed-precision" },
+          "The page does not know the precision of `" + s.path + "`" + (/fp8/i.test(s.path) ? " (its name says FP8)" : /fp4/i.test(s.path) ? " (its name says FP4)" : "") +
+          ": with Weight precision \"as the checkpoint is published\" the memory counts it as " + model.precision.toUpperCase() + ", the precision of `" + model.path +
+          "`. Choose the checkpoint's precision in Weight precision so that the weights are counted right."));
+      }
       if (s.path && s.path !== model.path && s.path !== model.fp8_path) {
         var typedArch = (((window.SGLANG_CHECK_DATA || {}).facts || {}).architectures || {})[s.path];
         var other = typedArch && model.architecture && typedArch !== model.architecture;
@@ -712,6 +727,12 @@
                (r.command && platform === "rocm" ? ROCM_CHECK_NOTE : "") };
   }
 
+  // The STANDALONE vocabulary check the parser check does not see (it runs when the draft loads).
+  function VOCAB_TEXT(v) {
+    return "SGLang will refuse to start: the draft's config.json declares `vocab_size` " + num(v[1]) + " and the target's " + num(v[0]) +
+      ", and a STANDALONE draft must have the target's `vocab_size` exactly, even when the tokenizers match ([which drafts](standalone-which-draft)). " +
+      "The flags pass the check, which does not read the draft's config.json; pick a draft with the target's vocabulary.";
+  }
   function showCommand(box, title, text, platform) {
     var fig = el("figure", { "class": "build-command__cmd" });
     fig.appendChild(el("figcaption", {}, title));
@@ -760,17 +781,19 @@
     var caveats = [];
     if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
     if (placeholder) caveats.push("replace the placeholder model path");
+    if (warnings.some(function (x) { return x.getAttribute("data-out") === "typed-precision"; })) caveats.push("choose the precision of the checkpoint you typed (see the warning)");
     if (warnings.some(function (x) { return x.getAttribute("data-out") === "recipe-shapes"; })) caveats.push("the memory figures use " + model.path + "'s shapes (see the warning)");
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
     if (m.dp > 1 && m.attn_extra_gb === null) caveats.push("the attention weights DP attention copies to every GPU are not counted for this model (see Memory per GPU)");
     if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
     var uncertain = r.verdict === "uncertain";
-    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed && !r.vocab_mismatch ? "ok" : "error"), "data-out": "summary" },
       uncertain ? "Cannot tell from this config whether it fits: type the parameter count from the model card (Parameters). " + rangeText(model, r) +
         (failed ? " " + failed + " command(s) also fail the check: see the verdicts below." : "")
         : !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
+        : r.vocab_mismatch ? VOCAB_TEXT(r.vocab_mismatch)
         : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
     if (uncounted) out.appendChild(el("p", { "class": "build-command__warning", role: "note", "data-out": "draft-uncounted" },
