@@ -667,3 +667,18 @@ def test_a_typed_checkpoint_of_unknown_precision_asks_for_the_precision_and_no_n
     why = builder_page.locator("#bc-why-h + ul").inner_text()
     assert "cannot tell the format" in why and "but the checkpoint is BF16" not in why
     assert "--quantization" not in shown_commands(builder_page)[0]
+
+
+def test_the_recipes_own_draft_typed_keeps_its_measured_size_and_another_draft_is_labelled_an_estimate(builder_page):
+    # Qwen3-32B, EAGLE-3, 2 GPUs: the recipe page's (1.6 - 0.16) / 2 + 0.16 = 0.88 GB per GPU (qwen3-dense.md, Memory)
+    choose(builder_page, model="qwen3-32b", gpu="H100", gpus="2", conc="1")
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    assert "− 0.88 GB" in table and "`fc` layer being whole on every GPU".replace("`", "") in table
+    choose(builder_page, draft_path="AngelSlim/Qwen3-32B_eagle3", draft_algo="EAGLE3")
+    assert "− 0.88 GB" in builder_page.locator("#build-command .build-command__mem").inner_text()
+    choose(builder_page, draft_path="thoughtworks/Qwen3-32B-Eagle3")
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    est = builder.estimate_eagle3_draft(DATA["models"]["qwen3-32b"], 25600)
+    per_gpu = mem.draft_per_gpu_gb(est, 2)
+    assert f"− {per_gpu:.2f} GB" in table and "estimated for the draft you typed" in table and "intermediate size 25,600" in table
+    assert "measures 1.60 GB" in table

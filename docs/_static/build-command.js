@@ -560,7 +560,11 @@
     if (s.model && v("draft_path")) {
       var base = typeof s.model === "string" ? D.models[s.model] : s.model;
       var d = { algorithm: v("draft_algo") || "EAGLE3", path: v("draft_path"), layers: 1 };
-      if (d.algorithm === "EAGLE3" && base.hidden_size) Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+      if (base.draft && base.draft.path === d.path && base.draft.algorithm === d.algorithm) d = Object.assign({}, base.draft);  // the recipe's own draft: its measured size
+      else if (d.algorithm === "EAGLE3" && base.hidden_size) {
+        Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+        d.estimated = { intermediate: base.intermediate_size || 4 * base.hidden_size, guessed: !base.intermediate_size };
+      }
       if (d.algorithm === "STANDALONE") {
         var dcfg = null;
         if (v("draft_config")) {
@@ -846,7 +850,12 @@
       r.memory_range ? ["Target weights over the range of the assumed fields (see the warning)",
         gb(r.memory_range[0].target_gb) + " to " + gb(r.memory_range[1].target_gb) + " (" + model.params_b_range[0] + " to " + model.params_b_range[1] +
         " B parameters): " + (uncertain ? "fits at the low end, not at the high end" : r.memory_range[0].fits ? "fits at both ends" : "does not fit at either end")] : null,
-      ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
+      ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : "") +
+        ((s.draft || model.draft || {}).fc_gb && m.draft_gb && r.tp > 1 ? " per GPU: (whole − `fc`) ÷ " + r.tp + " + `fc`, the `fc` layer being whole on every GPU" : "") +
+        (s.draft && s.draft.estimated ? " (estimated for the draft you typed: " + gb(s.draft.gb) + " whole, a one-layer EAGLE-3 draft with intermediate size " + num(s.draft.estimated.intermediate) +
+          (s.draft.estimated.guessed ? " (4 × hidden size: the page does not know the target's)" : " (the target's)") + " and a 32,000-token head" +
+          (model.draft && model.draft.path && model.draft.gb ? "; the recipe's draft `" + model.draft.path + "` measures " + gb(model.draft.gb) : "") + ")" : ""),
+       m.draft_gb ? "− " + gb(m.draft_gb)
         : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
           : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
