@@ -29,6 +29,13 @@ Rules and where they come from (docs/reference/decision-table.md unless said oth
   page then points to STANDALONE or no speculation instead of training an EAGLE-3 draft.
 - LoRA: allowed with NGRAM, EAGLE (NEXTN), EAGLE3, DFLASH, DSPARK only
   (``sglang/srt/arg_groups/lora_hook.py::check_lora_speculative_compatibility``).
+- ROCm (:func:`platform_tree`): the table's tree with top-k above 1 becomes a chain (top-k 1, draft tokens =
+  steps + 1). SGLang's automatic attention backend on HIP is ``aiter`` for MHA models, and for MLA models
+  when each GPU holds 16 or 128 KV heads (else ``triton``)
+  (``sglang/srt/arg_groups/model_override_base.py::get_default_attn_backend``); ``aiter`` drafts with
+  top-k 1 only (``sglang/srt/layers/attention/aiter_backend.py::AiterAttnBackend._ensure_spec_v2_topk_supported``),
+  and only a chain gets sampled verification there (``ix-hardware-rocm``). The checker has no platform
+  input, so this rule lives here and on the page, not in the checker.
 """
 
 from __future__ import annotations
@@ -186,6 +193,27 @@ def tree_row(concurrency: int, algorithm: str, *, moe: bool, tp: int, mtp: bool,
     return "128"
 
 
+PLATFORMS = ("cuda", "rocm")
+
+
+def platform_tree(tree, platform: str | None):
+    """The tree the command writes on ``platform``, and the table's tree when it was changed.
+
+    :param tree: (steps, topk, draft tokens) from :data:`TREE_ROWS`, or None.
+    :param platform: one of :data:`PLATFORMS` (None: ``cuda``).
+    :returns: (tree, replaced): on ``rocm`` a tree with top-k above 1 becomes the chain
+        (steps, 1, steps + 1) and ``replaced`` is the table's tree; else (tree, None). Source: the module
+        docstring's ROCm rule (``compat-topk-backends``, ``ix-hardware-rocm``).
+    :raises ValueError: an unknown platform.
+    """
+    platform = platform or "cuda"
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform {platform!r} is not one of {PLATFORMS}")
+    if platform == "rocm" and tree and tree[1] > 1:
+        return (tree[0], 1, tree[0] + 1), tuple(tree)
+    return tree, None
+
+
 def choose_draft(model: dict, override: dict | None = None, workload: str = "chat") -> tuple[dict, str]:
     """The draft entry and the decision-table algorithm row id (a key of :data:`ALGORITHM_ROWS`).
 
@@ -240,7 +268,8 @@ def standalone_draft(path: str, params_b: float | None = None, config: dict | No
     :param config: its ``config.json`` (optional): the layer count, read as :func:`model_from_config` reads it.
     :returns: {algorithm, path, gb (BF16 weights, or at the config's precision; absent when the size is
         unknown), fc_gb 0 (the whole draft is split over TP like the target), layers (its decoder layers;
-        0 when unknown), counted: "all" | "weights" | "kv" | "none"}. :func:`speccheck.memory.memory`
+        0 when unknown), vocab_size (from ``config``, when given: :func:`vocab_mismatch`), counted: "all" |
+        "weights" | "kv" | "none"}. :func:`speccheck.memory.memory`
         counts each draft layer's KV at the target's per-layer cost, as SGLang sizes the pool for
         STANDALONE (``sglang/srt/model_executor/pool_configurator.py``, ``oom-draft-cost``).
     :raises KeyError: a config without the fields :func:`model_from_config` requires.
@@ -250,12 +279,27 @@ def standalone_draft(path: str, params_b: float | None = None, config: dict | No
     if config:
         dm = model_from_config(config, path)
         draft["layers"] = dm["layers"]
+        draft["vocab_size"] = dm["vocab_size"]
         precision = dm["precision"]
         params_b = params_b or dm["params_b"]
     if params_b:
         draft["gb"] = round(params_b * mem.BYTES_PER_PARAM[precision], 3)
     draft["counted"] = ("all" if draft["layers"] else "weights") if params_b else ("kv" if draft["layers"] else "none")
     return draft
+
+
+def vocab_mismatch(model: dict, draft: dict) -> list[int] | None:
+    """[target vocab_size, draft vocab_size] when SGLang will refuse a STANDALONE pair at start-up, else None.
+
+    SGLang compares the ``vocab_size`` of the two configs (the text config's for a multimodal model) and
+    stops when they differ, even when the tokenizers match
+    (``sglang/srt/speculative/standalone_worker_v2.py::StandaloneWorkerV2._validate_vocab_compatibility``;
+    the guide's ``standalone-which-draft``). None when
+    either number is unknown (no config pasted for the draft) or the draft is not STANDALONE.
+    """
+    if draft.get("algorithm") != "STANDALONE" or not draft.get("vocab_size") or not model.get("vocab_size"):
+        return None
+    return None if draft["vocab_size"] == model["vocab_size"] else [model["vocab_size"], draft["vocab_size"]]
 
 
 def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, node: int | None,
@@ -271,13 +315,14 @@ def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, n
         f += [f"--nnodes {s['nodes']}", f"--node-rank {node}", f"--dist-init-addr {s.get('dist_init_addr') or DIST_INIT_ADDR}"]
     if model.get("trust_remote_code"):
         f.append("--trust-remote-code")
-    if quantization(s, model):
-        f.append(f"--quantization {quantization(s, model)}")
+    quant = s.get("quantization") or quantization(s, model)
+    if quant:
+        f.append(f"--quantization {quant}")
     if draft["algorithm"]:
         f.append(f"--speculative-algorithm {draft['algorithm']}")
     if draft.get("path"):
         f.append(f"--speculative-draft-model-path {draft['path']}")
-        if quantization(s, model):  # keep the draft in BF16, as counted (oom-quantized-draft)
+        if quant:  # keep the draft in BF16, as counted (oom-quantized-draft)
             f.append("--speculative-draft-model-quantization unquant")
     if tree:
         f += [f"--speculative-num-steps {tree[0]}", f"--speculative-eagle-topk {tree[1]}",
@@ -318,10 +363,13 @@ def build(s: dict, data: dict | None = None) -> dict:
         ``dp_attention``, ``kv_cache_dtype``, ``tool_parser``, ``reasoning_parser``, ``lora``
         (``name=path``), ``pd`` (True: a prefill server and a decode server, each on ``gpus``
         GPUs of its own node), ``draft`` (an override: {algorithm, path, gb, fc_gb}),
-        ``workload`` (one of :data:`WORKLOADS`, default ``chat``).
+        ``workload`` (one of :data:`WORKLOADS`, default ``chat``), ``platform`` (:data:`PLATFORMS`,
+        default ``cuda``: :func:`platform_tree`), ``quantization`` (a ``--quantization`` value written as given,
+        for a command converted from another engine; the memory follows ``precision``).
     :returns: ``commands`` (list of {role, node, text}), ``algorithm`` (None: no speculative
         decoding), ``algorithm_row``,
-        ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``tp``, ``memory``
+        ``tree_row``, ``tree`` ((steps, topk, draft tokens) or None), ``table_tree`` (the table's tree when
+        the platform changed it, else None), ``tp``, ``memory``
         (:meth:`speccheck.memory.Memory.as_dict`), ``quantization`` (:func:`quantization`),
         ``eagle3_target`` (:func:`can_feed_eagle3`, with ``data['eagle3_targets']`` when present),
         ``memory_range`` (the memory at the low and high ends of the model's ``params_b_range``, when the
@@ -339,7 +387,7 @@ def build(s: dict, data: dict | None = None) -> dict:
     mtp = algo_row == "mtp"
     row = tree_row(s["concurrency"], draft["algorithm"], moe=bool(model.get("moe")), tp=tp, mtp=mtp,
                    deepseek=mtp and (model.get("deepseek_mtp") or model.get("architecture") in DEEPSEEK_MTP))
-    tree = TREE_ROWS[row]
+    tree, replaced = platform_tree(TREE_ROWS[row], s.get("platform"))
     env = draft_env(draft)
     commands = []
     if s.get("pd"):
@@ -363,8 +411,9 @@ def build(s: dict, data: dict | None = None) -> dict:
     fits = {m.fits} | {r["fits"] for r in memory_range or []}
     return {"verdict": "uncertain" if len(fits) > 1 else "fits" if m.fits else "does-not-fit",
             "memory_range": memory_range,"commands": commands, "algorithm": draft["algorithm"], "algorithm_row": algo_row, "tree_row": row,
-            "tree": list(tree) if tree else None, "tp": tp, "memory": m.as_dict(), "quantization": quantization(s, model),
-            "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets"))}
+            "tree": list(tree) if tree else None, "table_tree": list(replaced) if replaced else None, "tp": tp, "memory": m.as_dict(), "quantization": s.get("quantization") or quantization(s, model),
+            "eagle3_target": can_feed_eagle3(model, data.get("eagle3_targets")),
+            "vocab_mismatch": vocab_mismatch(model, draft)}
 
 
 def _first(cfg: dict, *names, default=None):

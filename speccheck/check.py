@@ -339,6 +339,10 @@ def check_server(cmd: Command, entry: str, block: Block | None = None) -> list[D
             cmd.line_of_flag(set_knobs[0]), WARNING, "tree-knobs-all-or-none",
             f"set {', '.join(knobs)} together or not at all: this command sets {', '.join(set_knobs)} but not "
             f"{', '.join(missing)}", set_knobs[0], "sglang/srt/arg_groups/speculative_hook.py::_handle_eagle_family"))
+    for rule, flag, text, source in spec_rules.other_hook_problems(ns, upper, arch):
+        out.append(make(cmd.line_of_flag(flag), ERROR, rule,
+                        f"SGLang {loaded.version} {'also ' if outcome.error else ''}refuses it at start-up: {text}",
+                        flag, source))
     problem = None if outcome.error else too_few_candidates(ns, upper)
     if problem:
         out.append(make(cmd.line_of_flag("--speculative-num-draft-tokens"), ERROR, "too-few-candidates", problem,

@@ -245,3 +245,55 @@ def restated_problems(ns, algo: str, arch: str | None) -> list[tuple[str, str, s
         out.append(("rejection-sampling", "--speculative-use-rejection-sampling",
                     "--speculative-use-rejection-sampling requires --speculative-eagle-topk=1."))
     return out
+
+
+# -- Start-up rules of other hooks than the speculative one --------------------------------
+#
+# The check runs speculative_hook.handle_speculative_decoding itself (speccheck.startup); SGLang's model
+# hook and the resolution pipeline run other checks that read speculative flags. These are re-stated
+# here, each with its source; tests/test_check_a_command.py reads the pinned source for every value.
+
+# sglang/srt/arg_groups/model_hook.py runs apply_deepseek_v4_defaults for this class only.
+DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+# apply_deepseek_v4_defaults (sglang/srt/arg_groups/deepseek_v4_hook.py): the algorithms it accepts (NEXTN,
+# the alias, is refused there because the check compares the name as written) and the
+# max_running_requests it sets when the command leaves it unset (before the speculative hook's 48).
+DEEPSEEK_V4_ALGORITHMS = ("EAGLE", "DSPARK")
+DEEPSEEK_V4_REQUEST_CAP = 256
+
+
+def other_hook_problems(ns, algo: str, arch: str | None) -> list[tuple[str, str, str, str]]:
+    """``[(rule id, flag, message, source)]`` of the start-up rules outside the speculative hook a command breaks.
+
+    - DeepSeek-V4 targets (``arch`` is :data:`DEEPSEEK_V4`): only :data:`DEEPSEEK_V4_ALGORITHMS`, and EAGLE
+      only with ``--speculative-eagle-topk 1`` given (unset is refused too: the hook compares with 1)
+      (``deepseek_v4_hook.py::apply_deepseek_v4_defaults``);
+    - any target: a draft MoE all-to-all backend of ``deepep_v2``, set with ``--speculative-moe-a2a-backend``
+      or inherited from ``--moe-a2a-backend`` (every algorithm but NGRAM inherits it)
+      (``moe_hook.py::validate_deepep_v2_speculative_draft``).
+
+    :param ns: the parsed namespace; ``algo``: the algorithm as written, upper-cased (``NEXTN`` kept);
+        ``arch``: the target's architecture or None.
+    """
+    out = []
+    if arch == DEEPSEEK_V4:
+        source = "sglang/srt/arg_groups/deepseek_v4_hook.py::apply_deepseek_v4_defaults"
+        if algo not in DEEPSEEK_V4_ALGORITHMS:
+            out.append(("deepseek-v4-algorithm", "--speculative-algorithm",
+                        f"Only EAGLE and DSPARK speculative algorithms are supported for {arch}"
+                        + (" (write EAGLE: the NEXTN alias is refused for this class)" if algo == "NEXTN" else ""),
+                        source))
+        elif algo == "EAGLE" and ns.speculative_eagle_topk != 1:
+            out.append(("deepseek-v4-topk", "--speculative-eagle-topk",
+                        f"Only EAGLE speculative algorithm with topk == 1 is supported for {arch}"
+                        + (" (set --speculative-eagle-topk 1 and the other two tree flags: this class gets no "
+                           "automatic tree)" if ns.speculative_eagle_topk is None else ""), source))
+    draft_backend = getattr(ns, "speculative_moe_a2a_backend", None)
+    if draft_backend is None and algo != "NGRAM":
+        draft_backend = getattr(ns, "moe_a2a_backend", None)
+    if draft_backend == "deepep_v2":
+        out.append(("deepep-v2-draft", "--speculative-moe-a2a-backend" if ns.speculative_moe_a2a_backend
+                    else "--moe-a2a-backend",
+                    "DeepEP v2 MoE is not validated as a speculative draft backend. Select another "
+                    "--speculative-moe-a2a-backend.", "sglang/srt/arg_groups/moe_hook.py::validate_deepep_v2_speculative_draft"))
+    return out

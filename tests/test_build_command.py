@@ -600,3 +600,56 @@ def test_the_checkers_option_table_holds_only_fields_a_script_reads():
                       for f in ("check-command.js", "build-command.js"))
     assert "help" not in fields
     assert all(re.search(rf"\.{f}\b", scripts) for f in fields), fields
+
+
+# -- Issue 23, trial 7: ROCm gets a chain (the checker has no platform input) --
+
+
+def test_on_rocm_the_tables_tree_becomes_a_chain_and_on_cuda_it_stays():
+    s = {"model": "llama31-8b", "gpu": "MI300X", "gpus": 1, "concurrency": 1}
+    cuda = builder.build(s, DATA)
+    rocm = builder.build(dict(s, platform="rocm"), DATA)
+    assert cuda["tree"] == [5, 4, 8] and cuda["table_tree"] is None
+    assert rocm["tree"] == [5, 1, 6] and rocm["table_tree"] == [5, 4, 8]
+    text = rocm["commands"][0]["text"]
+    assert "--speculative-eagle-topk 1" in text and "--speculative-num-draft-tokens 6" in text
+    import speccheck
+
+    assert not [d for d in speccheck.check_command(text) if d.severity == "error"]
+    # a chain already is a chain: (3, 1, 4) on ROCm is unchanged
+    other = builder.build(dict(s, concurrency=8, platform="rocm"), DATA)
+    assert other["tree"] == [3, 1, 4] and other["table_tree"] is None
+    with pytest.raises(ValueError):
+        builder.platform_tree((5, 4, 8), "metal")
+
+
+def test_the_rocm_rule_rests_on_the_pinned_default_backend_and_aiters_topk_refusal():
+    srt = SITE_PACKAGES / "sglang" / "srt"
+    default = (srt / "arg_groups" / "model_override_base.py").read_text()
+    assert re.search(r"elif get_platform\(\)\.is_hip:\n\s+return \"aiter\"", default)  # MHA models on HIP
+    aiter = (srt / "layers" / "attention" / "aiter_backend.py").read_text()
+    assert "def _ensure_spec_v2_topk_supported" in aiter and "supports topk <= 1 only" in aiter
+
+
+def test_a_given_quantization_is_written_as_given_and_keeps_a_draft_model_in_bf16():
+    s = {"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 32, "quantization": "fp8", "precision": "fp8",
+         "path": "Qwen/Qwen3-32B"}
+    out = builder.build(s, DATA)
+    text = out["commands"][0]["text"]
+    assert "--model-path Qwen/Qwen3-32B" in text and "--quantization fp8" in text
+    assert "--speculative-draft-model-quantization unquant" in text
+    assert out["quantization"] == "fp8"
+    assert out["memory"]["target_gb"] == pytest.approx(DATA["models"]["qwen3-32b"]["params_b"] / 2)
+
+
+def test_a_standalone_draft_with_another_vocab_size_is_a_start_up_refusal():
+    target = builder.model_from_config(PHI4, "microsoft/phi-4")
+    other = dict(PHI4, vocab_size=100000, num_hidden_layers=4)
+    s = {"model": target, "gpu": "H100", "gpus": 1, "concurrency": 1}
+    out = builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5, other)), DATA)
+    assert out["vocab_mismatch"] == [100352, 100000]
+    assert builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5, dict(other, vocab_size=100352))),
+                         DATA)["vocab_mismatch"] is None
+    assert builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5)), DATA)["vocab_mismatch"] is None
+    source = (SITE_PACKAGES / "sglang" / "srt" / "speculative" / "standalone_worker_v2.py").read_text()
+    assert "def _validate_vocab_compatibility" in source and "same vocabulary as the target model, but got" in source

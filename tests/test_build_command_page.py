@@ -59,6 +59,9 @@ EXTRA = [
     {"model": "llama33-70b", "gpu": "H100", "gpus": 2, "nodes": 2, "concurrency": 200, "dp_attention": True},
     {"model": "gpt-oss-120b", "gpu": "H100", "gpus": 1, "concurrency": 64, "lora": "a=/models/a"},
     {"model": "deepseek-v32", "gpu": "B200", "gpus": 8, "concurrency": 1, "kv_cache_dtype": "fp8_e4m3"},
+    {"model": "llama31-8b", "gpu": "MI300X", "gpus": 1, "concurrency": 1, "platform": "rocm"},
+    {"model": "qwen3-32b", "gpu": "H100", "gpus": 2, "concurrency": 32, "quantization": "fp8", "precision": "fp8",
+     "path": "Qwen/Qwen3-32B"},
 ]
 
 
@@ -75,7 +78,8 @@ def js_build(page, scenario: dict) -> dict:
 
 def same(js: dict, py: dict) -> None:
     assert [c["text"] for c in js["commands"]] == [c["text"] for c in py["commands"]]
-    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "tp", "eagle3_target", "verdict"):
+    for key in ("algorithm", "algorithm_row", "tree_row", "tree", "table_tree", "tp", "eagle3_target", "verdict",
+                "vocab_mismatch"):
         assert js[key] == py[key], key
     assert (js["memory_range"] is None) == (py["memory_range"] is None)
     for js_mem, py_mem in [(js["memory"], py["memory"])] + list(zip(js["memory_range"] or [], py["memory_range"] or [], strict=True)):
@@ -312,6 +316,19 @@ def test_rocm_on_mi300x_gives_a_checked_command_and_the_platform_note(builder_pa
     assert_all_pass(builder_page)
     assert "ROCm" in builder_page.locator("#bc-why-h + ul").inner_text()
     assert builder_page.locator("#build-command [data-out=fit]").inner_text().startswith("Fits")
+
+
+def test_rocm_turns_the_tables_tree_into_a_chain_and_says_the_checker_has_no_platform(builder_page):
+    choose(builder_page, model="llama31-8b", platform="rocm", gpu="MI300X", gpus="1", conc="1")
+    text = shown_commands(builder_page)[0]
+    assert "--speculative-eagle-topk 1" in text and "--speculative-num-draft-tokens 6" in text
+    assert_all_pass(builder_page)
+    assert all("no platform input" in v for v in verdicts(builder_page))
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "instead of the table's tree (5, 4, 8)" in why and "aiter" in why and "--attention-backend triton" in why
+    choose(builder_page, platform="cuda", gpu="H100")
+    assert "--speculative-eagle-topk 4" in shown_commands(builder_page)[0]
+    assert not any("no platform input" in v for v in verdicts(builder_page))
 
 
 def test_a_platform_that_does_not_match_the_gpu_is_named(builder_page):
@@ -591,3 +608,77 @@ def test_the_page_has_no_axe_findings(builder_page, width):
     assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in violations]
     if width == 390:
         assert builder_page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+# -- Issue 23, trial 7 --
+
+
+def test_a_typed_checkpoint_of_another_model_says_the_figures_use_the_recipe_models_shapes(builder_page):
+    choose(builder_page, model="deepseek-v3", path="deepseek-ai/DeepSeek-V4-Pro", gpu="H200", gpus="8", conc="1")
+    warning = builder_page.locator("#build-command [data-out=recipe-shapes]").inner_text()
+    assert "deepseek-ai/DeepSeek-V3" in warning and "DeepseekV4ForCausalLM" in warning and "paste its config.json" in warning
+    assert "shapes" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    choose(builder_page, path="")
+    assert builder_page.locator("#build-command [data-out=recipe-shapes]").count() == 0
+
+
+FP8_VLLM = ("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --quantization {q} --max-num-seqs 32 --speculative-config "
+            "'{{\"method\": \"eagle3\", \"model\": \"AngelSlim/Qwen3-32B_eagle3\", \"num_speculative_tokens\": 3}}'")
+
+
+def test_a_vllm_fp8_command_stays_fp8_and_an_unknown_quantization_is_named(builder_page):
+    out, command = convert(builder_page, FP8_VLLM.format(q="fp8"))
+    assert "--quantization fp8" in command and "--speculative-draft-model-quantization unquant" in command
+    notes = out.locator("ul").last.inner_text()
+    assert "--quantization fp8 is kept" in notes.replace("`", "") or "`--quantization fp8` is kept" in notes
+    assert "H100" in notes  # the GPU the page assumes is said
+    out, command = convert(builder_page, FP8_VLLM.format(q="fbgemm_fp8"))
+    assert "--quantization" not in command
+    assert "fbgemm_fp8" in out.locator("ul").last.inner_text()
+
+
+def test_the_converters_text_is_in_the_url_and_a_link_reproduces_the_conversion(builder_page):
+    _, command = convert(builder_page, FP8_VLLM.format(q="fp8"))
+    url = builder_page.url
+    assert "vllm=" in url
+    builder_page.goto(url)
+    builder_page.wait_for_function("document.getElementById('build-command').dataset.ready === '1'")
+    assert builder_page.locator("#build-command-vllm [data-out=vllm] pre").first.inner_text() == command
+
+
+def test_a_standalone_draft_with_another_vocab_size_is_said_to_be_refused_at_start_up(builder_page):
+    draft = dict(NO_RECIPE_CONFIG, vocab_size=151936, hidden_size=896, num_hidden_layers=24, num_attention_heads=14,
+                 num_key_value_heads=2, intermediate_size=4864)
+    choose(builder_page, model="config", config=json.dumps(NO_RECIPE_CONFIG), path="Qwen/Qwen2.5-7B-Instruct", gpu="L40S",
+           conc="1", draft_path="Qwen/Qwen2.5-0.5B-Instruct", draft_algo="STANDALONE", draft_config=json.dumps(draft))
+    summary = builder_page.locator("#build-command [data-out=summary]").inner_text()
+    assert summary.startswith("SGLang will refuse to start") and "151,936" in summary and "152,064" in summary
+    choose(builder_page, draft_config=json.dumps(dict(draft, vocab_size=152064)))
+    assert builder_page.locator("#build-command [data-out=summary]").inner_text().startswith("Fits in memory and passes")
+
+
+def test_a_typed_checkpoint_of_unknown_precision_asks_for_the_precision_and_no_note_contradicts_itself(builder_page):
+    choose(builder_page, model="qwen35-397b-a17b", path="Qwen/Qwen3.5-397B-A17B-FP8", precision="", gpu="H200", gpus="8", conc="8")
+    warning = builder_page.locator("#build-command [data-out=typed-precision]").inner_text()
+    assert "does not know the precision" in warning and "its name says FP8" in warning and "counts it as BF16" in warning
+    assert "choose the precision" in builder_page.locator("#build-command [data-out=summary]").inner_text()
+    choose(builder_page, precision="fp8")
+    assert builder_page.locator("#build-command [data-out=typed-precision]").count() == 0
+    why = builder_page.locator("#bc-why-h + ul").inner_text()
+    assert "cannot tell the format" in why and "but the checkpoint is BF16" not in why
+    assert "--quantization" not in shown_commands(builder_page)[0]
+
+
+def test_the_recipes_own_draft_typed_keeps_its_measured_size_and_another_draft_is_labelled_an_estimate(builder_page):
+    # Qwen3-32B, EAGLE-3, 2 GPUs: the recipe page's (1.6 - 0.16) / 2 + 0.16 = 0.88 GB per GPU (qwen3-dense.md, Memory)
+    choose(builder_page, model="qwen3-32b", gpu="H100", gpus="2", conc="1")
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    assert "− 0.88 GB" in table and "`fc` layer being whole on every GPU".replace("`", "") in table
+    choose(builder_page, draft_path="AngelSlim/Qwen3-32B_eagle3", draft_algo="EAGLE3")
+    assert "− 0.88 GB" in builder_page.locator("#build-command .build-command__mem").inner_text()
+    choose(builder_page, draft_path="thoughtworks/Qwen3-32B-Eagle3")
+    table = builder_page.locator("#build-command .build-command__mem").inner_text()
+    est = builder.estimate_eagle3_draft(DATA["models"]["qwen3-32b"], 25600)
+    per_gpu = mem.draft_per_gpu_gb(est, 2)
+    assert f"− {per_gpu:.2f} GB" in table and "estimated for the draft you typed" in table and "intermediate size 25,600" in table
+    assert "measures 1.60 GB" in table

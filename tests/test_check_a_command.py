@@ -758,3 +758,71 @@ def test_the_page_reads_suffixed_integers_as_sglang_does(checker):
     refused = {v: page_verdict(r)[0] for v, r in zip(values, run_page(checker, texts), strict=True)}
     assert refused == {v: python_verdict(t)[0] for v, t in zip(values, texts, strict=True)}
     assert [v for v, bad in refused.items() if bad] == ["1.5Ki", "1K", "abc"]
+
+
+# -- Issue 23, trial 7: DeepSeek-V4 targets and DeepEP v2 drafts (rules outside the speculative hook) --
+
+V4 = ("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp-size 8 "
+      "--speculative-algorithm {algo} --speculative-num-steps 1 --speculative-eagle-topk 1 "
+      "--speculative-num-draft-tokens 2")
+SGLANG_SRT = ROOT / ".venv" / "lib" / "python3.11" / "site-packages" / "sglang" / "srt"
+
+
+def _error_rules(text: str) -> set[str]:
+    return {d.rule for d in speccheck.check_command(text) if d.severity == "error"}
+
+
+def test_the_deepseek_v4_ids_the_site_names_are_deepseek_v4_targets():
+    for model in ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro", "deepseek-ai/DeepSeek-V4.1-Flash",
+                  "deepseek-ai/DeepSeek-V4-Flash-DSpark", "deepseek-ai/DeepSeek-V4-Pro-DSpark"):
+        assert spec_rules.architecture_of(model) == spec_rules.DEEPSEEK_V4, model
+    assert spec_rules.carries_draft(spec_rules.DEEPSEEK_V4)
+
+
+def test_nextn_and_a_tree_are_refused_for_a_deepseek_v4_target_and_eagle_chain_is_not():
+    assert "deepseek-v4-algorithm" in _error_rules(V4.format(algo="NEXTN"))
+    assert not _error_rules(V4.format(algo="EAGLE"))
+    tree = V4.format(algo="EAGLE").replace("--speculative-eagle-topk 1", "--speculative-eagle-topk 4").replace(
+        "--speculative-num-draft-tokens 2", "--speculative-num-draft-tokens 4")
+    assert "deepseek-v4-topk" in _error_rules(tree)
+    # the same NEXTN command for DeepSeek-V3 is fine
+    assert not _error_rules(V4.format(algo="NEXTN").replace("DeepSeek-V4-Pro", "DeepSeek-V3"))
+
+
+def test_deepep_v2_is_refused_for_the_draft_whether_set_or_inherited():
+    cmd = V4.format(algo="EAGLE")
+    assert "deepep-v2-draft" in _error_rules(cmd + " --moe-a2a-backend deepep_v2")
+    assert "deepep-v2-draft" in _error_rules(cmd + " --moe-a2a-backend deepep --speculative-moe-a2a-backend deepep_v2")
+    assert "deepep-v2-draft" not in _error_rules(cmd + " --moe-a2a-backend deepep_v2 --speculative-moe-a2a-backend deepep")
+    assert "deepep-v2-draft" not in _error_rules(cmd + " --moe-a2a-backend deepep")
+
+
+def test_the_deepseek_v4_rules_are_the_pinned_hooks():
+    import ast
+
+    hook = ast.parse((SGLANG_SRT / "arg_groups" / "deepseek_v4_hook.py").read_text())
+    func = spec_rules._function(hook, "apply_deepseek_v4_defaults")
+    caps = [k.value.value for n in ast.walk(func) if isinstance(n, ast.Call) for k in n.keywords
+            if k.arg == "max_running_requests" and isinstance(k.value, ast.Constant)]
+    assert caps == [spec_rules.DEEPSEEK_V4_REQUEST_CAP]
+    algos = [tuple(e.value for e in n.comparators[0].elts) for n in ast.walk(func) if isinstance(n, ast.Compare)
+             and isinstance(n.ops[0], ast.In) and isinstance(n.comparators[0], ast.Tuple)
+             and "speculative_algorithm" in ast.unparse(n.left)]
+    assert algos == [spec_rules.DEEPSEEK_V4_ALGORITHMS]
+    model_hook = (SGLANG_SRT / "arg_groups" / "model_hook.py").read_text()
+    assert re.search(r'if model_arch in \[\s*"DeepseekV4ForCausalLM",\s*\]:\s*from sglang\.srt\.arg_groups\.deepseek_v4_hook',
+                     model_hook)
+    moe = ast.parse((SGLANG_SRT / "arg_groups" / "moe_hook.py").read_text())
+    assert "draft_backend == 'deepep_v2'" in ast.unparse(spec_rules._function(moe, "validate_deepep_v2_speculative_draft"))
+
+
+def test_the_page_refuses_nextn_and_deepep_v2_for_deepseek_v4_and_states_its_cap_of_256(checker):
+    shown = submit(checker, V4.format(algo="NEXTN"))
+    assert "Only EAGLE and DSPARK" in shown
+    shown = submit(checker, V4.format(algo="EAGLE") + " --moe-a2a-backend deepep_v2")
+    assert "DeepEP v2 MoE is not validated" in shown
+    shown = submit(checker, V4.format(algo="EAGLE"))
+    assert "SGLang sets it to 256 for DeepseekV4ForCausalLM" in shown.replace("`", "")
+    assert "No problems found" in shown
+    shown = submit(checker, V4.format(algo="EAGLE").replace("DeepSeek-V4-Pro", "DeepSeek-V3"))
+    assert "SGLang sets it to 48" in shown.replace("`", "")

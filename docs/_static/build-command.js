@@ -138,6 +138,13 @@
     if (conc <= 127) return "64";
     return "128";
   }
+  // builder.py::platform_tree (sources there): on ROCm a tree with top-k above 1 becomes a chain.
+  function platformTree(tree, platform) {
+    platform = platform || "cuda";
+    if (["cuda", "rocm"].indexOf(platform) < 0) throw new Error("platform " + platform + " is not one of cuda, rocm");
+    if (platform === "rocm" && tree && tree[1] > 1) return [[tree[0], 1, tree[0] + 1], tree.slice()];
+    return [tree, null];
+  }
   function chooseDraft(model, override, workload) {
     workload = workload || "chat";
     if (WORKLOADS.indexOf(workload) < 0) throw new Error("workload " + workload + " is not one of " + WORKLOADS.join(", "));
@@ -163,11 +170,16 @@
     var draft = { algorithm: "STANDALONE", path: path, fc_gb: 0, layers: 0 }, precision = "bf16";
     if (config) {
       var dm = modelFromConfig(config, path);
-      draft.layers = dm.layers; precision = dm.precision; paramsB = paramsB || dm.params_b;
+      draft.layers = dm.layers; draft.vocab_size = dm.vocab_size; precision = dm.precision; paramsB = paramsB || dm.params_b;
     }
     if (paramsB) draft.gb = Math.round(paramsB * BYTES_PER_PARAM[precision] * 1000) / 1000;
     draft.counted = paramsB ? (draft.layers ? "all" : "weights") : (draft.layers ? "kv" : "none");
     return draft;
+  }
+  // builder.py::vocab_mismatch (source there)
+  function vocabMismatch(model, draft) {
+    if (draft.algorithm !== "STANDALONE" || !draft.vocab_size || !model.vocab_size) return null;
+    return draft.vocab_size === model.vocab_size ? null : [model.vocab_size, draft.vocab_size];
   }
   function serverFlags(s, model, draft, tree, tp, dp, node, role) {
     var path = s.path || (s.precision === "fp8" ? model.fp8_path : null) || model.path;
@@ -176,10 +188,11 @@
     if (dp > 1) f.push("--attn-dp-size " + dp);
     if (node !== null) f.push("--nnodes " + s.nodes, "--node-rank " + node, "--dist-init-addr " + (s.dist_init_addr || DIST_INIT_ADDR));
     if (model.trust_remote_code) f.push("--trust-remote-code");
-    if (quantization(s, model)) f.push("--quantization " + quantization(s, model));
+    var quant = s.quantization || quantization(s, model);
+    if (quant) f.push("--quantization " + quant);
     if (draft.algorithm) f.push("--speculative-algorithm " + draft.algorithm);
     if (draft.path) f.push("--speculative-draft-model-path " + draft.path);
-    if (draft.path && quantization(s, model)) f.push("--speculative-draft-model-quantization unquant");
+    if (draft.path && quant) f.push("--speculative-draft-model-quantization unquant");
     if (tree) f.push("--speculative-num-steps " + tree[0], "--speculative-eagle-topk " + tree[1], "--speculative-num-draft-tokens " + tree[2]);
     if (s.concurrency > REQUEST_CAP && draft.algorithm) f.push("--max-running-requests " + s.concurrency, "--cuda-graph-max-bs-decode " + Math.ceil(s.concurrency / dp));
     if (model.context_length) f.push("--context-length " + model.context_length);
@@ -203,7 +216,7 @@
     var chosen = chooseDraft(model, s.draft, s.workload), draft = chosen[0], algoRow = chosen[1], mtp = algoRow === "mtp";
     var row = treeRow(s.concurrency, draft.algorithm, { moe: !!model.moe, tp: tp, mtp: mtp,
       deepseek: mtp && !!(model.deepseek_mtp || DEEPSEEK_MTP.indexOf(model.architecture) >= 0) });
-    var tree = TREE_ROWS[row], env = draftEnv(draft), commands = [];
+    var pt = platformTree(TREE_ROWS[row], s.platform), tree = pt[0], env = draftEnv(draft), commands = [];
     if (s.pd) {
       ["prefill", "decode"].forEach(function (role) {
         commands.push({ role: role, node: null, text: render(env, serverFlags(s, model, draft, tree, tp, dp, null, role)) });
@@ -221,8 +234,8 @@
     var fitsSet = [m.fits].concat((memoryRange || []).map(function (x) { return x.fits; }));
     var uncertain = fitsSet.some(function (f) { return f !== m.fits; });
     return { verdict: uncertain ? "uncertain" : m.fits ? "fits" : "does-not-fit", memory_range: memoryRange, commands: commands, algorithm: draft.algorithm, algorithm_row: algoRow, tree_row: row,
-             tree: tree ? tree.slice() : null, tp: tp, memory: m, quantization: quantization(s, model),
-             eagle3_target: canFeedEagle3(model) };
+             tree: tree ? tree.slice() : null, table_tree: pt[1], tp: tp, memory: m, quantization: s.quantization || quantization(s, model),
+             eagle3_target: canFeedEagle3(model), vocab_mismatch: vocabMismatch(model, draft) };
   }
   // speccheck/builder.py::can_feed_eagle3: null for an unknown architecture, else whether the class is one of
   // the pinned SGLang's classes with the EAGLE-3 capture hook (D.eagle3_targets, written at build time).
@@ -393,6 +406,7 @@
       else if (name === "--tool-call-parser") r.flags.tool_parser = value;
       else if (name === "--reasoning-parser") r.flags.reasoning_parser = value;
       else if (name === "--kv-cache-dtype") r.flags.kv_cache_dtype = value;
+      else if (name === "--quantization" || name === "-q") r.flags.quantization = value;
       else r.notes.push("`" + name + "` is not translated: look it up in the server arguments of SGLang.");
     }
     if (!r.spec) throw new Error("No `--speculative-config '{...}'` found.");
@@ -417,6 +431,21 @@
     var s = { model: known || { path: model, precision: "bf16", params_b: 0, layers: 1, attention: { kind: "hybrid-linear" } },
               gpu: "H100", gpus: tp, concurrency: r.flags.max_num_seqs || 1, tool_parser: r.flags.tool_parser || "",
               reasoning_parser: r.flags.reasoning_parser || "" };
+    var q = r.flags.quantization;
+    if (q) {
+      var qOpt = (((window.SGLANG_CHECK_DATA || {}).options) || []).filter(function (o) { return o.dest === "quantization"; })[0];
+      if (qOpt && qOpt.choices.indexOf(q) >= 0) {
+        // The same name in SGLang's --quantization choices (sglang/srt/arg_groups/choices.py::QUANTIZATION_CHOICES).
+        s.quantization = q; s.path = model;
+        if (q === "fp8") s.precision = "fp8";
+        notes.push("`--quantization " + q + "` is kept: SGLang's `--quantization` has a choice of the same name. Whether its scheme (scaling, kernels) matches vLLM's is not verified for " +
+                   ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". " + (q === "fp8" ? "The memory counts one byte per target weight. " : "The memory is counted as for 16-bit weights. ") +
+                   "The draft keeps 16-bit weights (`--speculative-draft-model-quantization unquant`) when the command has a draft model ([quantized drafts](oom-quantized-draft)).");
+      } else {
+        notes.push("Not translated: `--quantization " + q + "`: SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") + "'s `--quantization` has no choice of that name, so the command below loads the checkpoint as it is published. Pick the matching choice from SGLang's server arguments, or serve a checkpoint already in that format ([quantized targets](feat-quantized)).");
+      }
+    }
+    notes.push("GPU: the converted command does not depend on it, but this page composes it for NVIDIA H100 (80 GB) GPUs, because the " + (engine === "vllm" ? "vLLM command" : "settings") + " do not name one; for memory figures on your GPUs, pick the model and GPUs in the builder above.");
     var tree = null;
     if (algo === "MTP") {
       s.draft = { algorithm: "EAGLE", layers: 1 };
@@ -515,7 +544,7 @@
               concurrency: Math.max(1, parseInt(v("conc"), 10) || 1), dp_attention: v("dp"), kv_cache_dtype: v("kv"),
               tool_parser: v("tool"), reasoning_parser: v("reasoning"), lora: v("lora") ? v("lora_path") : "",
               pd: v("pd"), precision: v("precision") || null, gpu: v("gpu"), goal: v("goal"),
-              workload: v("workload") || "chat" };
+              workload: v("workload") || "chat", platform: v("platform") || "cuda" };
     if (v("gpu") === "other") { s.gpu_memory_gb = parseFloat(v("mem")) || 0; }
     var problems = [];
     if (v("model") === "config") {
@@ -531,7 +560,11 @@
     if (s.model && v("draft_path")) {
       var base = typeof s.model === "string" ? D.models[s.model] : s.model;
       var d = { algorithm: v("draft_algo") || "EAGLE3", path: v("draft_path"), layers: 1 };
-      if (d.algorithm === "EAGLE3" && base.hidden_size) Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+      if (base.draft && base.draft.path === d.path && base.draft.algorithm === d.algorithm) d = Object.assign({}, base.draft);  // the recipe's own draft: its measured size
+      else if (d.algorithm === "EAGLE3" && base.hidden_size) {
+        Object.assign(d, estimateEagle3Draft(base, base.intermediate_size || 4 * base.hidden_size));
+        d.estimated = { intermediate: base.intermediate_size || 4 * base.hidden_size, guessed: !base.intermediate_size };
+      }
       if (d.algorithm === "STANDALONE") {
         var dcfg = null;
         if (v("draft_config")) {
@@ -609,13 +642,18 @@
       else if (sm && sm < FP8_NATIVE_SM) n.push(D.gpus[s.gpu].label + " has no FP8 arithmetic (compute capability " + (sm / 10).toFixed(1) + "; FP8 needs 8.9 or newer): SGLang runs the FP8 weights of linear layers through its Marlin kernel, weight-only, so they take half the memory but the matrix products stay in BF16" + (model.moe ? "; how the MoE experts run there is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") : "") + ".");
       else if (!sm) n.push("FP8 arithmetic needs compute capability 8.9 or newer (L40S, RTX 40xx, H100 and later); on 8.0 to 8.8 (A100, RTX 30xx) SGLang runs the FP8 weights of linear layers weight-only through its Marlin kernel, and older GPUs are refused.");
     } else if ((s.precision || model.precision) !== model.precision) {
-      n.push("Weights counted at " + (s.precision || "").toUpperCase() + " but the checkpoint is " + model.precision.toUpperCase() + ": " +
-             (s.path ? "the page cannot tell the format of the checkpoint you typed; if it is " + model.precision.toUpperCase() + (s.precision === "fp8" ? ", add `--quantization fp8`" : ", serve a checkpoint in the chosen format") + ". "
-               : s.precision === "fp4" ? "the builder has no load-time FP4 route; serve a published FP4 checkpoint (give its id as Checkpoint). " : "serve a checkpoint in that format (give its id as Checkpoint). ") +
-             "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
+      n.push(s.path
+        ? "Weights counted at " + (s.precision || "").toUpperCase() + ", as you chose. The page cannot tell the format of the checkpoint you typed (`" + s.path + "`): if it is " +
+          (s.precision || "").toUpperCase() + ", the command is complete; if it is " + model.precision.toUpperCase() + " like `" + model.path + "`, " +
+          (s.precision === "fp8" ? "add `--quantization fp8`" : "serve a checkpoint in the chosen format") + ". " +
+          "Whether a draft trained on the " + model.precision.toUpperCase() + " target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target))."
+        : "Weights counted at " + (s.precision || "").toUpperCase() + " but the checkpoint is " + model.precision.toUpperCase() + ": " +
+          (s.precision === "fp4" ? "the builder has no load-time FP4 route; serve a published FP4 checkpoint (give its id as Checkpoint). " : "serve a checkpoint in that format (give its id as Checkpoint). ") +
+          "Whether a draft trained on the BF16 target keeps its accept length is not verified ([FP8 target](eagle3-fp8-target)).");
     }
     if (s.goal === "throughput") n.push("Throughput: keep speculative decoding only if it beats a server without it at your concurrency ([baseline](bench-baseline)).");
-    if (platform === "rocm") n.push("ROCm: the same flags; sampling and verification differ on ROCm ([platform notes](trouble-platform)).");
+    if (platform === "rocm" && out.table_tree) n.push("ROCm: a chain (" + out.tree.join(", ") + ") instead of the table's tree (" + out.table_tree.join(", ") + "). SGLang's automatic attention backend on ROCm is usually `aiter`, which drafts with top-k 1 only: a tree stops the server at the first draft extend (`AiterAttnBackend SPEC_V2 path currently supports topk <= 1 only`), and only a chain gets sampled verification there ([ROCm](ix-hardware-rocm)). A tree needs `--attention-backend triton` ([top-k and backends](compat-topk-backends)); this page does not write that, and sampled requests then verify greedily.");
+    if (platform === "rocm") n.push("ROCm: sampling and verification differ on ROCm ([ROCm](ix-hardware-rocm); [platform notes](trouble-platform)).");
     // speculative_hook.py::_handle_ngram accepts the devices cuda, cpu and xpu; whether a ROCm build passes as cuda is not verified here.
     if (platform === "rocm" && out.algorithm === "NGRAM") n.push("NGRAM on ROCm: SGLang's start-up check accepts the devices CUDA, CPU and XPU; whether a ROCm build passes it is not verified for " + ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". Prefer a draft model ([decision table](decision-algorithm)).");
     return n;
@@ -629,7 +667,24 @@
   };
   function configWarnings(s, model) {
     var w = [];
-    if (typeof s.model === "string") return w;
+    if (typeof s.model === "string") {
+      // A typed Checkpoint that is not the recipe's: the figures still use the recipe model's shapes.
+      if (s.path && s.path !== model.path && s.path !== model.fp8_path && !s.precision) {
+        w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "typed-precision" },
+          "The page does not know the precision of `" + s.path + "`" + (/fp8/i.test(s.path) ? " (its name says FP8)" : /fp4/i.test(s.path) ? " (its name says FP4)" : "") +
+          ": with Weight precision \"as the checkpoint is published\" the memory counts it as " + model.precision.toUpperCase() + ", the precision of `" + model.path +
+          "`. Choose the checkpoint's precision in Weight precision so that the weights are counted right."));
+      }
+      if (s.path && s.path !== model.path && s.path !== model.fp8_path) {
+        var typedArch = (((window.SGLANG_CHECK_DATA || {}).facts || {}).architectures || {})[s.path];
+        var other = typedArch && model.architecture && typedArch !== model.architecture;
+        w.push(el("p", { "class": "build-command__warning", role: "note", "data-out": "recipe-shapes" },
+          "The memory figures use the shapes of `" + model.path + "` (the recipe model you picked), not of `" + s.path + "`" +
+          (other ? ", which is a `" + typedArch + "`, another architecture than `" + model.architecture + "`" : "") +
+          ": right only if `" + s.path + "` is a checkpoint of that model. For another model, pick \"Another model\" and paste its config.json."));
+      }
+      return w;
+    }
     var assumed = model.assumed || [];
     if (assumed.length) {
       var box = el("div", { "class": "build-command__warning", role: "note", "data-out": "assumed" });
@@ -663,21 +718,31 @@
     return w;
   }
 
-  function verdict(text) {
+  // The checker has no platform input (it checks as for an NVIDIA GPU): on ROCm the verdict says so,
+  // and the ROCm rules it cannot apply are the page's (builder.py::platform_tree).
+  var ROCM_CHECK_NOTE = " The checker has no platform input: it checks as for an NVIDIA GPU, not ROCm's attention backend or kernels; this page applied the ROCm top-k rule itself ([ROCm](ix-hardware-rocm)).";
+  function verdict(text, platform) {
     if (typeof window.sglangCheck !== "function") return { ok: null, text: "The checker did not load." };
     var r = window.sglangCheck(text), errors = r.diagnostics.filter(function (d) { return d.severity === "error"; });
     return { ok: r.command && !errors.length, diagnostics: r.diagnostics,
-             text: !r.command ? "Not an SGLang command." : errors.length
+             text: (!r.command ? "Not an SGLang command." : errors.length
                ? errors.length + " problem(s): " + errors.map(function (d) { return d.message; }).join(" ")
-               : "Check passed: SGLang " + window.SGLANG_CHECK_DATA.version + " accepts these flags and start-up rules." };
+               : "Check passed: SGLang " + window.SGLANG_CHECK_DATA.version + " accepts these flags and start-up rules.") +
+               (r.command && platform === "rocm" ? ROCM_CHECK_NOTE : "") };
   }
 
-  function showCommand(box, title, text) {
+  // The STANDALONE vocabulary check the parser check does not see (it runs when the draft loads).
+  function VOCAB_TEXT(v) {
+    return "SGLang will refuse to start: the draft's config.json declares `vocab_size` " + num(v[1]) + " and the target's " + num(v[0]) +
+      ", and a STANDALONE draft must have the target's `vocab_size` exactly, even when the tokenizers match ([which drafts](standalone-which-draft)). " +
+      "The flags pass the check, which does not read the draft's config.json; pick a draft with the target's vocabulary.";
+  }
+  function showCommand(box, title, text, platform) {
     var fig = el("figure", { "class": "build-command__cmd" });
     fig.appendChild(el("figcaption", {}, title));
     var pre = el("pre", { tabindex: "0" }); pre.appendChild(el("code", {}, "")); pre.firstChild.textContent = text;
     fig.appendChild(pre);
-    var v = verdict(text);
+    var v = verdict(text, platform);
     fig.appendChild(el("p", { "class": "build-command__verdict build-command__verdict--" + (v.ok ? "ok" : "error"), "data-out": "verdict" }, v.text));
     box.appendChild(fig);
     return v;
@@ -709,27 +774,30 @@
     var failed = 0;
     r.commands.forEach(function (c) {
       var title = c.role ? (c.role === "prefill" ? "Prefill server, node " + PD_HOSTS[0] : "Decode server, node " + PD_HOSTS[1]) : c.node !== null ? "Node " + c.node : "Launch command";
-      if (!showCommand(cmds, title, c.text).ok) failed++;
+      if (!showCommand(cmds, title, c.text, platform).ok) failed++;
     });
     // The answer first: does it fit, and does it pass the check.
     var placeholder = model.path_source === "placeholder" && !s.path;
     var passText = s.pd ? "Fits in memory; both server commands pass the check; the router line is not checked (see the note under it)"
       : "Fits in memory and passes the check" + (r.commands.length > 1 ? " (every command)" : "");
-    passText += ".";
+    passText += platform === "rocm" ? " (the check assumes an NVIDIA GPU; the ROCm top-k rule is this page's, see Draft choice and tree)." : ".";
     if (!r.algorithm) passText += " It runs without speculative decoding: no row of the decision table gives this target a draft for this workload (see Draft choice below).";
     var caveats = [];
     if (warnings.length && (model.assumed || []).length) caveats.push("the memory figures rest on assumed config fields (see the warning)");
     if (placeholder) caveats.push("replace the placeholder model path");
+    if (warnings.some(function (x) { return x.getAttribute("data-out") === "typed-precision"; })) caveats.push("choose the precision of the checkpoint you typed (see the warning)");
+    if (warnings.some(function (x) { return x.getAttribute("data-out") === "recipe-shapes"; })) caveats.push("the memory figures use " + model.path + "'s shapes (see the warning)");
     var uncounted = r.algorithm === "STANDALONE" && s.draft && s.draft.counted !== "all";
     if (uncounted) caveats.push("the draft model's memory is " + (s.draft.counted === "none" ? "not counted" : "only partly counted") + " (see the warning)");
     if (m.dp > 1 && m.attn_extra_gb === null) caveats.push("the attention weights DP attention copies to every GPU are not counted for this model (see Memory per GPU)");
     if (model.sliding_window && model.hybrid_swa) caveats.push("the KV token count is a lower bound for this sliding-window model (see the warning)");
     var uncertain = r.verdict === "uncertain";
-    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed ? "ok" : "error"), "data-out": "summary" },
+    out.appendChild(el("p", { "class": "build-command__summary build-command__fit--" + (uncertain ? "uncertain" : m.fits && !failed && !r.vocab_mismatch ? "ok" : "error"), "data-out": "summary" },
       uncertain ? "Cannot tell from this config whether it fits: type the parameter count from the model card (Parameters). " + rangeText(model, r) +
         (failed ? " " + failed + " command(s) also fail the check: see the verdicts below." : "")
         : !m.fits ? "Does not fit in memory: see Memory per GPU below for what to change."
         : failed ? failed + " command(s) fail the check: see the verdicts below."
+        : r.vocab_mismatch ? VOCAB_TEXT(r.vocab_mismatch)
         : passText + (caveats.length ? " Before you use it: " + caveats.join("; ") + "." : "")));
     warnings.forEach(function (w) { out.appendChild(w); });
     if (uncounted) out.appendChild(el("p", { "class": "build-command__warning", role: "note", "data-out": "draft-uncounted" },
@@ -763,7 +831,7 @@
         : "([how-to](" + at[1] + ")).")));
     var rt = ROW_TEXT[r.tree_row];
     ul.appendChild(el("li", {}, !r.algorithm ? "No draft tree: the [starting tree](decision-starting-tree) applies only with speculative decoding."
-      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
+      : (r.tree ? "Tree (" + r.tree.join(", ") + ")" + (r.table_tree ? ", the ROCm chain for the table's (" + r.table_tree.join(", ") + ")" : "") : "Tree flags unset") + ": [starting tree](decision-starting-tree), row \"" + rt[0] + "\" ([note](" + rt[1] + "))."));
     notes(s, r, model, platform).forEach(function (t) { ul.appendChild(el("li", {}, t)); });
     why.appendChild(ul);
     out.appendChild(why);
@@ -782,7 +850,12 @@
       r.memory_range ? ["Target weights over the range of the assumed fields (see the warning)",
         gb(r.memory_range[0].target_gb) + " to " + gb(r.memory_range[1].target_gb) + " (" + model.params_b_range[0] + " to " + model.params_b_range[1] +
         " B parameters): " + (uncertain ? "fits at the low end, not at the high end" : r.memory_range[0].fits ? "fits at both ends" : "does not fit at either end")] : null,
-      ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : ""), m.draft_gb ? "− " + gb(m.draft_gb)
+      ["Draft weights" + (r.algorithm === "STANDALONE" && m.draft_gb ? " ÷ " + r.tp : "") +
+        ((s.draft || model.draft || {}).fc_gb && m.draft_gb && r.tp > 1 ? " per GPU: (whole − `fc`) ÷ " + r.tp + " + `fc`, the `fc` layer being whole on every GPU" : "") +
+        (s.draft && s.draft.estimated ? " (estimated for the draft you typed: " + gb(s.draft.gb) + " whole, a one-layer EAGLE-3 draft with intermediate size " + num(s.draft.estimated.intermediate) +
+          (s.draft.estimated.guessed ? " (4 × hidden size: the page does not know the target's)" : " (the target's)") + " and a 32,000-token head" +
+          (model.draft && model.draft.path && model.draft.gb ? "; the recipe's draft `" + model.draft.path + "` measures " + gb(model.draft.gb) : "") + ")" : ""),
+       m.draft_gb ? "− " + gb(m.draft_gb)
         : (r.algorithm_row === "mtp" ? "in the target checkpoint (not counted)" : r.algorithm === "STANDALONE" ? "not counted: size unknown"
           : r.algorithm === "NGRAM" ? "none: NGRAM has no draft model" : r.algorithm ? "none" : "none: no speculative decoding")],
       ["KV cache left", m.fits ? gb(m.kv_gb) : "none: does not fit"],
@@ -835,6 +908,8 @@
   // -- Coming from vLLM ---------------------------------------------------------------
   function updateVllm(root) {
     var box = root.querySelector("[data-out=vllm]"), text = root.querySelector("#bc-vllm").value;
+    var mainForm = document.querySelector("#build-command form");
+    if (mainForm) saveState(mainForm);
     box.textContent = "";
     if (!text.trim()) return;
     try {
@@ -868,12 +943,18 @@
   // -- State in the URL -----------------------------------------------------------------
   var FIELDS = ["model", "path", "config", "params", "precision", "gpu", "mem", "gpus", "nodes", "conc", "goal", "workload", "platform",
                 "draft_path", "draft_algo", "draft_params", "draft_config", "dp", "kv", "tool", "reasoning", "structured", "pd", "lora", "lora_path"];
+  var VLLM_FIELDS = { vllm: "bc-vllm", trt_model: "bc-trt-model" };
   function saveState(form) {
     var q = new URLSearchParams();
     FIELDS.forEach(function (n) {
       var f = form.elements[n]; if (!f) return;
       var val = f.type === "checkbox" ? (f.checked ? "1" : "") : f.value;
       if (val !== (f.type === "checkbox" ? (f.defaultChecked ? "1" : "") : f.getAttribute("data-default") || "")) q.set(n, val);
+    });
+    // The converter's text (the "Coming from vLLM" form) is state too.
+    Object.keys(VLLM_FIELDS).forEach(function (n) {
+      var e = document.getElementById(VLLM_FIELDS[n]);
+      if (e && e.value.trim()) q.set(n, e.value);
     });
     var qs = q.toString();
     history.replaceState(null, "", location.pathname + (qs ? "?" + qs : "") + location.hash);
@@ -901,6 +982,11 @@
     form.elements.gpu.setAttribute("data-default", "H100");
     form.elements.gpu.value = "H100";
     loadState(form);
+    var vq = new URLSearchParams(location.search);  // the converter's fields, before update() rewrites the URL
+    Object.keys(VLLM_FIELDS).forEach(function (n) {
+      var e = document.getElementById(VLLM_FIELDS[n]);
+      if (e && vq.has(n)) e.value = vq.get(n);
+    });
     var run = function () { update(root); };
     form.addEventListener("input", run);
     form.addEventListener("change", run);

@@ -370,6 +370,26 @@
           "Valid names: " + codeList(VALID_ALGOS) + ".");
       return out;
     }
+    // spec_rules.other_hook_problems: rules of SGLang's model hook and resolution pipeline (sources there).
+    var targetArch = stated || (given.model_path ? F.architectures[ns.model_path] : undefined);
+    var V4 = F.deepseek_v4 || {}, v4 = !!V4.architecture && targetArch === V4.architecture;
+    if (v4 && V4.algorithms.indexOf(algo) < 0) {
+      add("error", "--speculative-algorithm", "deepseek-v4-algorithm", "deepseek-v4",
+          "SGLang stops with \"Only EAGLE and DSPARK speculative algorithms are supported for " + targetArch + "\"" +
+          (algo === "NEXTN" ? ": write `EAGLE`, the `NEXTN` alias is refused for this class." : "."));
+    } else if (v4 && algo === "EAGLE" && ns.speculative_eagle_topk !== 1) {
+      add("error", "--speculative-eagle-topk", "deepseek-v4-topk", "deepseek-v4",
+          "SGLang stops with \"Only EAGLE speculative algorithm with topk == 1 is supported for " + targetArch + "\"" +
+          (ns.speculative_eagle_topk === null || ns.speculative_eagle_topk === undefined
+            ? ": set `--speculative-eagle-topk 1` and the other two tree flags (this class gets no automatic tree)." : "."));
+    }
+    var draftA2a = ns.speculative_moe_a2a_backend;
+    if ((draftA2a === null || draftA2a === undefined) && algo !== "NGRAM") draftA2a = ns.moe_a2a_backend;
+    if (draftA2a === "deepep_v2") {
+      add("error", ns.speculative_moe_a2a_backend ? "--speculative-moe-a2a-backend" : "--moe-a2a-backend", "deepep-v2-draft", "deepep-v2",
+          "SGLang stops with \"DeepEP v2 MoE is not validated as a speculative draft backend\": the draft " +
+          (ns.speculative_moe_a2a_backend ? "is set to" : "inherits `--moe-a2a-backend`") + " `deepep_v2`; set `--speculative-moe-a2a-backend` to another backend.");
+    }
     if (algo === "NEXTN") algo = "EAGLE";
     var dp = dpAttention(ns, given);
     if (ns.disaggregation_mode === "decode" && ns.disaggregation_decode_enable_radix_cache &&
@@ -397,14 +417,17 @@
       }
     }
     var capped = ["EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "FROZEN_KV_MTP"].indexOf(algo) >= 0;
+    var defaultCap = v4 ? V4.request_cap : F.request_cap;
     if (capped && !given.max_running_requests && BY_DEST.max_running_requests) {
       add("info", "--max-running-requests", "request-cap", "request-cap",
-          "`--max-running-requests` is not set: SGLang sets it to " + F.request_cap + " for speculative decoding.");
+          "`--max-running-requests` is not set: SGLang sets it to " + defaultCap + (v4
+            ? " for " + targetArch + " (its model defaults run before the speculative hook, so the " + F.request_cap + " for speculative decoding does not apply)."
+            : " for speculative decoding."));
     }
     // More requests may decode at once than the decode CUDA graphs were captured for: the larger
     // batches run eagerly (decode_cuda_graph_runner.py: can_run_graph looks the batch size up among
     // the captured sizes). With DP attention each rank runs a share, so that case is left alone.
-    var cap = given.max_running_requests ? ns.max_running_requests : (capped ? F.request_cap : null);
+    var cap = given.max_running_requests ? ns.max_running_requests : (capped ? defaultCap : null);
     if (given.cuda_graph_max_bs_decode && cap && !dp && ns.cuda_graph_max_bs_decode < cap) {
       add("warning", "--cuda-graph-max-bs-decode", "graph-below-cap", "example-values",
           "`--cuda-graph-max-bs-decode " + ns.cuda_graph_max_bs_decode + "` is below the " + cap +

@@ -48,7 +48,8 @@ LINKS = [
     "feat-hybrid-models", "feat-quantized", "trouble-platform", "context-length-override", "check-a-command",
     "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
     "oom-quantized-draft", "draft-format-conversion", "ix-kv-memory-swa", "feat-multimodal",
-    "ix-model-architectures-targets", "ix-parallelism-dp-attention",
+    "ix-model-architectures-targets", "ix-parallelism-dp-attention", "ix-hardware-rocm", "compat-topk-backends",
+    "standalone-which-draft",
 ]
 
 

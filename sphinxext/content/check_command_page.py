@@ -49,6 +49,8 @@ LINKS = {
     "topk-one": "tune-topk-one",
     "auto-tree": "tune-auto-defaults",
     "request-cap": "request-cap",
+    "deepseek-v4": "mtp-deepseek-v4",
+    "deepep-v2": "ix-parallelism-moe",
     "draft-path": "draft-path-rule",
     "topk-backends": "compat-topk-backends",
     "page-size": "compat-page-size",
@@ -216,6 +218,9 @@ def page_data(links: dict[str, str]) -> dict:
             "bundled_draft_architectures": sorted(facts.bundled_draft_architectures),
             "auto_params": [[kind, list(values), list(params)] for kind, values, params in facts.auto_params],
             "architectures": spec_rules.known_architectures(),
+            # spec_rules.other_hook_problems (sources there)
+            "deepseek_v4": {"architecture": spec_rules.DEEPSEEK_V4, "algorithms": list(spec_rules.DEEPSEEK_V4_ALGORITHMS),
+                            "request_cap": spec_rules.DEEPSEEK_V4_REQUEST_CAP},
             **source_extras(),
         },
         "history": {"releases": history.get("releases", []),
