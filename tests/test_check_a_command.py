@@ -430,6 +430,14 @@ def test_pasted_shapes_are_read_as_the_shell_reads_them(checker):
         assert present <= rules and not absent & rules, (text, sorted(rules))
 
 
+def test_a_bare_double_dash_ends_the_options_as_argparse_reads_it(checker):
+    """argparse reads every word after "--" as positional; SGLang's parser names "--" and each flag after it."""
+    text = "python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM -- --page-size 16 --enable-eplb"
+    expected = python_verdict(text)
+    assert expected is not None and expected[1] >= {"--", "--page-size", "--enable-eplb"}
+    assert page_verdict(run_page(checker, [text])[0]) == expected
+
+
 def test_a_removed_variable_names_the_release_it_went_in(checker):
     result = run_page(checker, ["SGLANG_ENABLE_SPEC_V2=1 sglang serve m"])[0]
     removed = [e for e in _history()["env"]["SGLANG_ENABLE_SPEC_V2"]["events"] if e["change"] == "removed"]

@@ -258,6 +258,16 @@
     var i = 0;
     while (i < argv.length) {
       var word = argv[i++];
+      if (word === "--") {
+        // argparse reads every word after a bare "--" as positional, and SGLang's parser takes none: it names
+        // "--" and each flag after it as unrecognized arguments (what the build's check reports too).
+        err("--", "unrecognized", "`--` ends the options: SGLang's parser rejects it, and every word after it, as unrecognized arguments.", "parser");
+        while (i < argv.length) {
+          var rest = argv[i++];
+          if (rest[0] === "-") err(rest.split("=")[0], "unrecognized", "`" + rest + "` comes after `--`, so SGLang's parser rejects it as an unrecognized argument.", "parser");
+        }
+        break;
+      }
       if (!optionLike(word)) {
         if (VARIABLE_RE.test(word)) { unresolved = true; continue; }
         // Named like the build's check: argparse's "unrecognized arguments: -1" starts with the stray word.
