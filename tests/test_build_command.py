@@ -653,3 +653,14 @@ def test_a_standalone_draft_with_another_vocab_size_is_a_start_up_refusal():
     assert builder.build(dict(s, draft=builder.standalone_draft("x/small", 0.5)), DATA)["vocab_mismatch"] is None
     source = (SITE_PACKAGES / "sglang" / "srt" / "speculative" / "standalone_worker_v2.py").read_text()
     assert "def _validate_vocab_compatibility" in source and "same vocabulary as the target model, but got" in source
+
+
+def test_every_link_the_page_script_writes_is_resolved_by_the_build():
+    """A note's ``[label](name)`` renders as a link only when ``name`` is in the page data's links
+    (sphinxext/content/build_command_page.py::LINKS); otherwise the reader sees the raw brackets."""
+    import build_command_page  # sphinxext/, on sys.path through conftest
+
+    script = (ROOT / "docs" / "_static" / "build-command.js").read_text(encoding="utf-8")
+    script = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith(("//", "*", "/*")))
+    used = set(re.findall(r"\]\(([a-z0-9-]+)\)", script))
+    assert used and not used - set(build_command_page.LINKS), sorted(used - set(build_command_page.LINKS))

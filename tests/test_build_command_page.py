@@ -417,7 +417,8 @@ VLLM = {
                 "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4"]),
     "mtp": ("vllm serve XiaomiMiMo/MiMo-7B-RL --tensor-parallel-size 1 --trust-remote-code "
             "--speculative_config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'",
-            ["--speculative-algorithm EAGLE", "--speculative-num-steps 1", "--speculative-num-draft-tokens 2"]),
+            # NEXTN, as MiMo-7B-RL's recipe (docs/_data/recipes.yaml) writes it: converter and builder agree.
+            ["--speculative-algorithm NEXTN", "--speculative-num-steps 1", "--speculative-num-draft-tokens 2"]),
     "ngram": ("vllm serve Qwen/Qwen3-8B --speculative-config "
               "'{\"method\": \"ngram\", \"num_speculative_tokens\": 5, \"prompt_lookup_max\": 4}'",
               ["--speculative-algorithm NGRAM"]),

@@ -407,7 +407,9 @@
       else if (name === "--reasoning-parser") r.flags.reasoning_parser = value;
       else if (name === "--kv-cache-dtype") r.flags.kv_cache_dtype = value;
       else if (name === "--quantization" || name === "-q") r.flags.quantization = value;
-      else r.notes.push("`" + name + "` is not translated: look it up in the server arguments of SGLang.");
+      else if (name === "--gpu-memory-utilization") r.notes.push("`--gpu-memory-utilization " + value + "` is not copied: the command keeps `--mem-fraction-static " + MEM_FRACTION + "`, the value its memory figures assume. SGLang's flag is the share of GPU memory for weights and the KV cache pool, not the same quantity as vLLM's; change it as [the out-of-memory steps](oom-mem-fraction-rule) say.");
+      else if (name === "--max-model-len") r.notes.push("`--max-model-len " + value + "` is SGLang's `--context-length " + value + "`: add it to the command (a value above the model's own context needs [the context override](context-length-override)).");
+      else r.notes.push("`" + name + "` is not translated: this page knows no SGLang counterpart; `python -m sglang.launch_server --help` lists SGLang's flags.");
     }
     if (!r.spec) throw new Error("No `--speculative-config '{...}'` found.");
     return translate(r.model, r.tp, (r.spec.method || (r.spec.model ? "draft_model" : "")).toLowerCase(),
@@ -440,7 +442,8 @@
         if (q === "fp8") s.precision = "fp8";
         notes.push("`--quantization " + q + "` is kept: SGLang's `--quantization` has a choice of the same name. Whether its scheme (scaling, kernels) matches vLLM's is not verified for " +
                    ((window.SGLANG_CHECK_DATA || {}).version || "this release") + ". " + (q === "fp8" ? "The memory counts one byte per target weight. " : "The memory is counted as for 16-bit weights. ") +
-                   "The draft keeps 16-bit weights (`--speculative-draft-model-quantization unquant`) when the command has a draft model ([quantized drafts](oom-quantized-draft)).");
+                   (algo === "MTP" ? "The MTP layers come from the target checkpoint and inherit `--quantization " + q + "`; add `--speculative-draft-model-quantization unquant` to keep them in 16 bits ([which precision a draft gets](compat-draft-quantization))." :
+                    "The draft keeps 16-bit weights (`--speculative-draft-model-quantization unquant`) when the command has a draft model ([quantized drafts](oom-quantized-draft))."));
       } else {
         notes.push("Not translated: `--quantization " + q + "`: SGLang " + ((window.SGLANG_CHECK_DATA || {}).version || "") + "'s `--quantization` has no choice of that name, so the command below loads the checkpoint as it is published. Pick the matching choice from SGLang's server arguments, or serve a checkpoint already in that format ([quantized targets](feat-quantized)).");
       }
@@ -448,8 +451,11 @@
     notes.push("GPU: the converted command does not depend on it, but this page composes it for NVIDIA H100 (80 GB) GPUs, because the " + (engine === "vllm" ? "vLLM command" : "settings") + " do not name one; for memory figures on your GPUs, pick the model and GPUs in the builder above.");
     var tree = null;
     if (algo === "MTP") {
-      s.draft = { algorithm: "EAGLE", layers: 1 };
-      notes.push("MTP: SGLang's algorithm is `EAGLE` (the alias `NEXTN` gives the same server), with no draft path: the draft layers come from the target checkpoint.");
+      // A recipe model's MTP command keeps the recipe's spelling, so the converter and the builder agree.
+      var spelled = known && D.models[known].draft && D.models[known].draft.algorithm === "NEXTN" ? "NEXTN" : "EAGLE";
+      s.draft = { algorithm: spelled, layers: 1 };
+      notes.push("MTP: SGLang's algorithm is `EAGLE`" + (spelled === "NEXTN" ? ", written `NEXTN` as this model's recipe writes it" : "") +
+                 " (`NEXTN` is an alias, except for the targets that read the name as typed: [which algorithm](decision-algorithm)), with no draft path: the draft layers come from the target checkpoint.");
     } else if (algo === "NGRAM") {
       s.draft = { algorithm: "NGRAM", layers: 0 };
       notes.push("n-gram: SGLang's NGRAM drafts from text the server generated before and from corpora it loads, not from the prompt alone (" + engine + " matches the prompt); its own flags size the draft, so the tree flags stay unset and `num_speculative_tokens` / `prompt_lookup_min` / `prompt_lookup_max` have no direct counterpart.");

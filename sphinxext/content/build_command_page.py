@@ -49,7 +49,7 @@ LINKS = [
     "engine-mapping", "tune-auto-defaults", "eagle3-fp8-target", "oom-multi-node", "ngram-sources", "ngram-corpus",
     "oom-quantized-draft", "draft-format-conversion", "ix-kv-memory-swa", "feat-multimodal",
     "ix-model-architectures-targets", "ix-parallelism-dp-attention", "ix-hardware-rocm", "compat-topk-backends",
-    "standalone-which-draft",
+    "standalone-which-draft", "oom-mem-fraction-rule", "compat-draft-quantization",
 ]
 
 
