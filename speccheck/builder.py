@@ -339,7 +339,9 @@ def server_flags(s: dict, model: dict, draft: dict, tree, *, tp: int, dp: int, n
     if s.get("reasoning_parser"):
         f.append(f"--reasoning-parser {s['reasoning_parser']}")
     if role:
-        f.append(f"--disaggregation-mode {role}")
+        # Each server of the pair listens on all interfaces: the router runs on another host, and SGLang's
+        # --host defaults to 127.0.0.1 (the pinned parser's default).
+        f += [f"--disaggregation-mode {role}", "--host 0.0.0.0"]
     if s.get("lora"):
         f += ["--enable-lora", f"--lora-paths {s['lora']}"]
     if model.get("dtype_flag"):

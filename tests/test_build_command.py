@@ -202,6 +202,10 @@ def test_a_prefill_decode_pair_has_the_same_speculative_flags():
     assert "--disaggregation-mode prefill" in prefill["text"] and "--disaggregation-mode decode" in decode["text"]
     spec = lambda t: [ln for ln in t.splitlines() if "--speculative" in ln]  # noqa: E731
     assert spec(prefill["text"]) == spec(decode["text"])
+    # The router reaches both servers from another host; the pinned parser's --host default is 127.0.0.1.
+    from speccheck import sglang_args
+    assert sglang_args.pinned_parser().parser._option_string_actions["--host"].default == "127.0.0.1"
+    assert all("--host 0.0.0.0" in c["text"] for c in (prefill, decode))
 
 
 def _no_draft_llama():

@@ -199,7 +199,7 @@
     if (s.kv_cache_dtype && s.kv_cache_dtype !== "auto") f.push("--kv-cache-dtype " + s.kv_cache_dtype);
     if (s.tool_parser) f.push("--tool-call-parser " + s.tool_parser);
     if (s.reasoning_parser) f.push("--reasoning-parser " + s.reasoning_parser);
-    if (role) f.push("--disaggregation-mode " + role);
+    if (role) f.push("--disaggregation-mode " + role, "--host 0.0.0.0");  // builder.py: the router reaches both from another host
     if (s.lora) f.push("--enable-lora", "--lora-paths " + s.lora);
     if (model.dtype_flag) f.push("--dtype " + model.dtype_flag);
     f.push("--mem-fraction-static " + MEM_FRACTION, "--port " + PORT);
