@@ -539,7 +539,10 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
     if _first(cfg, "num_attention_heads") is None and "num_attention_heads" not in class_defaults:
         raise KeyError("config.json has no num_attention_heads")
     heads = get("num_attention_heads", None, "", "weights")
-    vocab = get("vocab_size", 0, "not counted", "weights")
+    # A missing vocabulary is counted at the low end of VOCAB_RANGE, so the estimate lies inside the range
+    # shown beside it; it is never used as the model's vocabulary (the STANDALONE vocabulary check).
+    vocab = get("vocab_size", VOCAB_RANGE[0], "the low end of the range of real vocabularies", "weights")
+    vocab_known = not any(a["field"] == "vocab_size" and a["source"].startswith("the low") for a in assumed)
     experts = _first(cfg, "n_routed_experts", "num_experts", "num_local_experts")
     if experts is None:
         experts = class_defaults.get("n_routed_experts") or class_defaults.get("num_experts") or 0
@@ -613,7 +616,7 @@ def model_from_config(config: dict, path: str | None = None) -> dict:
         "path_source": "given" if path else "config" if named else "placeholder",
         "architecture": arch, "precision": precision,
         "weights_gb": None, "params_b": round(total / 1e9, 2), "layers": layers, "attention": attention,
-        "moe": bool(experts), "hidden_size": h, "vocab_size": vocab or None,
+        "moe": bool(experts), "hidden_size": h, "vocab_size": vocab if vocab_known else None,
         "trust_remote_code": bool(config.get("auto_map") or cfg.get("auto_map")),
         "text_config": sub_key, "assumed": assumed, "params_b_range": params_range,
     }

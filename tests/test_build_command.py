@@ -668,3 +668,14 @@ def test_every_link_the_page_script_writes_is_resolved_by_the_build():
     script = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith(("//", "*", "/*")))
     used = set(re.findall(r"\]\(([a-z0-9-]+)\)", script))
     assert used and not used - set(build_command_page.LINKS), sorted(used - set(build_command_page.LINKS))
+
+
+def test_a_config_without_vocab_size_gives_an_estimate_inside_its_own_range():
+    """The headline parameter count was below the range printed beside it when vocab_size was missing
+    (counted as 0); it is now the range's low end, and the guess is never used as the model's vocabulary."""
+    cfg = {"architectures": ["MistralForCausalLM"], "hidden_size": 5120, "intermediate_size": 32768,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 40, "torch_dtype": "bfloat16"}
+    model = builder.model_from_config(cfg)
+    low, high = model["params_b_range"]
+    assert low <= model["params_b"] <= high and low < high
+    assert model["vocab_size"] is None

@@ -293,7 +293,9 @@
     var h = cfg.hidden_size, layers = cfg.num_hidden_layers;
     if (first(cfg, ["num_attention_heads"], null) === null && !has(classDefaults, "num_attention_heads")) throw new Error("config.json has no num_attention_heads");
     var heads = get("num_attention_heads", null, "", "weights");
-    var vocab = get("vocab_size", 0, "not counted", "weights");
+    // builder.py: a missing vocabulary is counted at the low end of VOCAB_RANGE, never used as the model's own.
+    var vocab = get("vocab_size", VOCAB_RANGE[0], "the low end of the range of real vocabularies", "weights");
+    var vocabKnown = !assumed.some(function (a) { return a.field === "vocab_size" && a.source.indexOf("the low") === 0; });
     var experts = first(cfg, ["n_routed_experts", "num_experts", "num_local_experts"], null);
     if (experts === null) {
       experts = classDefaults.n_routed_experts || classDefaults.num_experts || 0;
@@ -356,7 +358,7 @@
     var model = { path: path || named || PLACEHOLDER_PATH, path_source: path ? "given" : named ? "config" : "placeholder",
                   architecture: arch, precision: precision,
                   weights_gb: null, params_b: Math.round(total / 1e7) / 100, layers: layers, attention: attention,
-                  moe: !!experts, hidden_size: h, vocab_size: vocab || null,
+                  moe: !!experts, hidden_size: h, vocab_size: vocabKnown ? vocab : null,
                   trust_remote_code: !!(config.auto_map || cfg.auto_map), text_config: subKey, assumed: assumed,
                   params_b_range: paramsRange };
     var win = cfg.sliding_window;
