@@ -69,10 +69,11 @@ def _keep_missing_as_text(app, env, node, contnode):
 
 @functools.cache
 def _map(data_stamp: tuple, mapping_stamp: tuple) -> tuple:
-    """The points, the mapping and each point's section (None where it has none), read and resolved once
-    per process while both files keep their modification times and sizes (the stamps)."""
+    """The points, the mapping and each point's :class:`~speccheck.interactions.Resolution` (section, or
+    None and a no-effect reason), read and resolved once per process while both files keep their
+    modification times and sizes (the stamps)."""
     points, mapping = ix.load(), ix.load_mapping()
-    return points, mapping, [ix.resolve(p, mapping).section for p in points]
+    return points, mapping, [ix.resolve(p, mapping) for p in points]
 
 
 def _stamp(path) -> tuple:
@@ -82,7 +83,7 @@ def _stamp(path) -> tuple:
 
 class _MapDirective(SphinxDirective):
     def _data(self):
-        """``(points, mapping, sections)`` (:func:`_map`); shared between directives: read, do not change."""
+        """``(points, mapping, resolutions)`` (:func:`_map`); shared between directives: read, do not change."""
         self.env.note_dependency(str(ix.DATA_FILE))
         self.env.note_dependency(str(ix.MAPPING_FILE))
         return _map(_stamp(ix.DATA_FILE), _stamp(ix.MAPPING_FILE))
@@ -95,9 +96,9 @@ class InteractionSummary(_MapDirective):
         points, mapping, resolved = self._data()
         counts = ix.summary(points, mapping)
         sections: dict[str, Counter] = {}
-        for p, section in zip(points, resolved, strict=True):
-            if section:
-                sections.setdefault(p.subsystem, Counter())[section] += 1
+        for p, r in zip(points, resolved, strict=True):
+            if r.section:
+                sections.setdefault(p.subsystem, Counter())[r.section] += 1
         rows = []
         for name in sorted(counts, key=lambda n: -counts[n]["points"]):
             c = counts[name]
@@ -145,13 +146,13 @@ class InteractionPoints(_MapDirective):
     option_spec = {"section": directives.unchanged, "no-effect": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        points, mapping, sections = self._data()
+        points, _, resolutions = self._data()
         if "no-effect" in self.options:
-            return self._no_effect(points, mapping, self.options["no-effect"])
+            return self._no_effect(points, resolutions, self.options["no-effect"])
         label = (self.options.get("section") or "").strip()
         if not label:
             raise self.error("interaction-points needs :section: LABEL or :no-effect: KIND[,KIND...]")
-        mine = [p for p, section in zip(points, sections, strict=True) if section == label]
+        mine = [p for p, r in zip(points, resolutions, strict=True) if r.section == label]
         named = [p for p in mine if p.kind != "reads-spec-state"]
         functions = len(mine) - len(named)
         # Names of the source, set apart like a source note (they are what the extractor read).
@@ -174,7 +175,7 @@ class InteractionPoints(_MapDirective):
             out.append(nodes.paragraph(text="No point of the interaction map is mapped to this section."))
         return out
 
-    def _no_effect(self, points, mapping, kinds: str) -> list[nodes.Node]:
+    def _no_effect(self, points, resolutions, kinds: str) -> list[nodes.Node]:
         """``:no-effect: request-field, sampling-param``: every point of those kinds marked no-effect, each
         with its name and the mapping's one-line reason (so a pasted field name finds its answer)."""
         wanted = {k.strip() for k in kinds.split(",") if k.strip()}
@@ -182,8 +183,7 @@ class InteractionPoints(_MapDirective):
         if unknown:
             raise self.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(ix.KINDS)}")
         items = nodes.bullet_list(classes=["interaction-points", "interaction-no-effect", "source-note"])
-        for p in points:
-            r = ix.resolve(p, mapping)
+        for p, r in zip(points, resolutions, strict=True):
             if p.kind in wanted and r.section is None and r.reason:
                 name = ix.point_name(p) if p.kind in ix.NAMED_KINDS else p.id
                 para = nodes.paragraph()
