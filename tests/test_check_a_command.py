@@ -824,6 +824,61 @@ def test_the_deepseek_v4_rules_are_the_pinned_hooks():
     assert "draft_backend == 'deepep_v2'" in ast.unparse(spec_rules._function(moe, "validate_deepep_v2_speculative_draft"))
 
 
+def _run_sglang_block(tree, func_name: str, keep, env: dict) -> bool:
+    """Run the statements of SGLang's ``func_name`` that ``keep(stmt)`` selects, compiled from the pinned
+    wheel's source (its module imports torch), with ``env`` as globals and locals; True when they refuse
+    (raise AssertionError or ValueError)."""
+    import ast
+
+    body = [stmt for stmt in spec_rules._function(tree, func_name).body if keep(stmt)]
+    assert body, f"{func_name}: no statement selected"
+    code = compile(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])), func_name, "exec")
+    try:
+        exec(code, dict(env))  # noqa: S102 - the pinned wheel's own code
+    except (AssertionError, ValueError):
+        return True
+    return False
+
+
+def test_the_deepseek_v4_and_deepep_v2_rules_agree_with_the_pinned_hooks_when_run():
+    """Run the speculative branch of ``apply_deepseek_v4_defaults`` and the whole of
+    ``validate_deepep_v2_speculative_draft`` on every algorithm, top-k and a2a-backend pair, and compare
+    their refusals with ``spec_rules.other_hook_problems`` (which the page's JavaScript mirrors)."""
+    import ast
+    import sys
+    import types
+    from unittest import mock
+
+    v4 = ast.parse((SGLANG_SRT / "arg_groups" / "deepseek_v4_hook.py").read_text())
+    moe = ast.parse((SGLANG_SRT / "arg_groups" / "moe_hook.py").read_text())
+    algos = ["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO"]
+    for algo in algos:
+        for topk in (None, 1, 4):
+            cfg = types.SimpleNamespace(speculative_algorithm=algo, speculative_eagle_topk=topk)
+            refused = _run_sglang_block(v4, "apply_deepseek_v4_defaults",
+                                        lambda st: "speculative_algorithm" in ast.unparse(getattr(st, "test", st))
+                                        and isinstance(st, ast.If),
+                                        {"cfg": cfg, "model_arch": spec_rules.DEEPSEEK_V4})
+            ns = types.SimpleNamespace(speculative_eagle_topk=topk, speculative_moe_a2a_backend=None,
+                                       moe_a2a_backend=None)
+            ours = {r for r, *_ in spec_rules.other_hook_problems(ns, algo, spec_rules.DEEPSEEK_V4)}
+            assert refused == bool(ours & {"deepseek-v4-algorithm", "deepseek-v4-topk"}), (algo, topk, ours)
+        for target_backend in (None, "deepep", "deepep_v2"):
+            for draft_backend in (None, "deepep", "deepep_v2"):
+                view = types.SimpleNamespace(speculative_algorithm=algo, speculative_moe_a2a_backend=draft_backend,
+                                             moe_a2a_backend=target_backend)
+                algorithm = types.SimpleNamespace(is_ngram=lambda a=algo: a == "NGRAM")
+                fake_spec_info = types.ModuleType("sglang.srt.speculative.spec_info")
+                fake_spec_info.SpeculativeAlgorithm = types.SimpleNamespace(from_string=lambda _n, a=algorithm: a)
+                with mock.patch.dict(sys.modules, {"sglang.srt.speculative.spec_info": fake_spec_info}):
+                    refused = _run_sglang_block(moe, "validate_deepep_v2_speculative_draft", lambda st: True,
+                                                {"server_args": view, "resolved_view": lambda a: a})
+                ns = types.SimpleNamespace(speculative_eagle_topk=1, speculative_moe_a2a_backend=draft_backend,
+                                           moe_a2a_backend=target_backend)
+                ours = {r for r, *_ in spec_rules.other_hook_problems(ns, algo, None)}
+                assert refused == ("deepep-v2-draft" in ours), (algo, target_backend, draft_backend)
+
+
 def test_the_page_refuses_nextn_and_deepep_v2_for_deepseek_v4_and_states_its_cap_of_256(checker):
     shown = submit(checker, V4.format(algo="NEXTN"))
     assert "Only EAGLE and DSPARK" in shown
