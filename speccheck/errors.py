@@ -255,8 +255,13 @@ def _warning_call(node: ast.Call) -> str | None:
     return None
 
 
-def _messages_in(func: ast.AST, file: str, qualname: str) -> list[Message]:
-    """Messages raised, asserted or warned directly in ``func`` (nested defs excluded)."""
+def messages_in(func: ast.AST, file: str, qualname: str) -> list[Message]:
+    """Messages raised, asserted or warned directly in ``func`` (nested defs excluded), in source order.
+
+    :param func: a ``def`` (or a module holding top-level statements) of ``file``.
+    :param file: its path relative to ``site-packages``; ``qualname``: ``Class.method`` or ``<module>``.
+    :returns: one :class:`Message` per statement; text rendered as the module docstring says.
+    """
     found: list[Message] = []
     assigned: dict[str, ast.expr] = {}
 
@@ -344,10 +349,10 @@ def extract_file(path: Path, rel: str, entry: Scope = Scope("")) -> list[Message
     chosen = {q for q in chosen if q not in entry.exclude and q.rsplit(".", 1)[-1] not in entry.exclude}
     found: list[Message] = []
     for qualname in sorted(chosen):
-        found += _messages_in(functions[qualname], rel, qualname)
+        found += messages_in(functions[qualname], rel, qualname)
     if entry.mode == "file":  # module level and class bodies outside methods
         top = [s for s in tree.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
-        found += _messages_in(ast.Module(body=top, type_ignores=[]), rel, "<module>")
+        found += messages_in(ast.Module(body=top, type_ignores=[]), rel, "<module>")
     if entry.text:
         found = [m for m in found if re.search(entry.text, m.text)]
     return sorted(found, key=lambda m: m.line)

@@ -10,7 +10,10 @@ six kinds:
     identifier, attribute or string constant matched by :data:`SPEC_IDENTIFIER` (the algorithm, the spec
     info, the draft worker/model/runner, draft-token counts, the ``speculative_*`` server arguments,
     MTP/NextN layers). Statements outside any function are one point per module (``<module>``), class-body
-    statements one point per class.
+    statements one point per class. ``detail.messages`` lists the texts a user can see from the function
+    (raised, asserted or logged as a warning, rendered by :func:`speccheck.errors.messages_in`) that name
+    speculative decoding (:data:`speccheck.errors.SPECULATIVE_TEXT`), so the section that explains the
+    function can make each one findable.
 ``sampling-param``
     a field of ``SamplingParams`` (``sglang/srt/sampling/sampling_params.py``); ``detail.spec_files`` lists
     the files of ``sglang/srt/speculative/`` that name it (as an attribute, a name, a keyword or a string),
@@ -62,7 +65,7 @@ from pathlib import Path
 
 import yaml
 
-from speccheck.errors import site_packages
+from speccheck.errors import SPECULATIVE_TEXT, messages_in, site_packages
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DATA_FILE = DATA_DIR / "interactions.json"
@@ -306,8 +309,18 @@ def _function_points(src: _Source) -> Iterator[Point]:
         for unit in units:
             reads = _spec_reads(unit.nodes)
             if reads:
+                messages = _spec_messages(rel, unit)
                 yield Point(f"fn:{rel}::{unit.qualname}", "reads-spec-state", rel, unit.qualname, unit.line,
-                            subsystem_of(rel), reads)
+                            subsystem_of(rel), reads, {"messages": messages} if messages else {})
+
+
+def _spec_messages(rel: str, unit: _Unit) -> list[str]:
+    """The distinct texts a user can see from a function unit that name speculative decoding, in source
+    order (``[]`` for class bodies and module-level statements)."""
+    if unit.func is None:
+        return []
+    texts = [m.text for m in messages_in(unit.func, rel, unit.qualname) if re.search(SPECULATIVE_TEXT, m.text)]
+    return list(dict.fromkeys(texts))
 
 
 def _class_fields(cls: ast.ClassDef) -> Iterator[tuple[str, int]]:

@@ -87,6 +87,37 @@ def test_server_args_name_the_validation_rules_that_read_them(fixture_points):
     assert "arg:tp_size" not in fixture_points  # read only by a hook function that is not speculative
 
 
+def test_a_function_point_records_its_messages_that_name_speculation(fixture_points):
+    alloc = fixture_points["fn:sglang/srt/mem_cache/pool.py::Pool.alloc"]
+    assert alloc.detail["messages"] == ["EAGLE draft needs {self.size} more slots"]  # not "pool is empty"
+    assert "messages" not in fixture_points["fn:sglang/srt/managers/scheduler.py::run"].detail
+
+
+def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
+    """A message that a function of the map raises, asserts or logs about speculation is either explained
+    by the error-message reference or listed on the messages page under the section of its function."""
+    from bs4 import BeautifulSoup
+
+    from speccheck import errors as er
+
+    explained = {k for e in er.load_explanations(Path("docs/_data/error-messages.yaml")) for k in e["keys"]}
+    soup = BeautifulSoup((html_dir / "reference" / "error-messages-other.html").read_text(), "html.parser")
+    listed = {" ".join(code.get_text().split()) for code in soup.select(".interaction-messages code")}
+    mapping = ix.load_mapping()
+    missing, twice = [], []
+    for p in ix.load():
+        if not p.detail.get("messages") or not ix.resolve(p, mapping).section:
+            continue
+        for text in p.detail["messages"]:
+            shown = " ".join(text.split()) in listed
+            if f"{p.file}::{p.qualname}::{er.normalize(text)}" in explained:
+                twice += [f"{p.id}: {text[:80]}"] if shown else []
+            elif not shown:
+                missing.append(f"{p.id}: {text[:80]}")
+    assert not missing, "messages on no page:\n" + "\n".join(missing[:20])
+    assert not twice, "messages the error reference explains, listed again:\n" + "\n".join(twice[:20])
+
+
 def test_model_classes_tell_drafts_from_targets(fixture_points):
     target = fixture_points["model:sglang/srt/models/llama.py::LlamaForCausalLM"].detail
     draft = fixture_points["model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle"].detail

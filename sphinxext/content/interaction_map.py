@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from html import escape
+from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -24,7 +25,12 @@ from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
 import doc_tables
+from speccheck import errors as er
 from speccheck import interactions as ix
+
+# The error-message reference's explanations (relative to the source folder): a message explained there
+# is not listed again under the section of the function that raises it.
+EXPLANATIONS = "_data/error-messages.yaml"
 
 HOOK_MEANING = {
     "set_eagle3_layers_to_capture": "EAGLE-3 hidden-state capture",
@@ -74,6 +80,13 @@ def _map(data_stamp: tuple, mapping_stamp: tuple) -> tuple:
     modification times and sizes (the stamps)."""
     points, mapping = ix.load(), ix.load_mapping()
     return points, mapping, [ix.resolve(p, mapping) for p in points]
+
+
+@functools.cache
+def _explained_keys(path: str, stamp: tuple) -> frozenset[str]:
+    """The message keys (``file::function::normalized text``) the error-message reference explains, read
+    once per process while the file keeps its stamp (:func:`_stamp`)."""
+    return frozenset(k for e in er.load_explanations(Path(path)) for k in e["keys"])
 
 
 def _stamp(path) -> tuple:
@@ -171,6 +184,7 @@ class InteractionPoints(_MapDirective):
         if functions:
             out.append(nodes.paragraph(text=f"Also explained here: {functions} functions of SGLang that read "
                                             "speculative state (listed in the interaction map's data)."))
+
         if not out:
             out.append(nodes.paragraph(text="No point of the interaction map is mapped to this section."))
         return out
@@ -193,9 +207,41 @@ class InteractionPoints(_MapDirective):
         return [items] if len(items) else [nodes.paragraph(text="No point of these kinds is marked no-effect.")]
 
 
+class InteractionMessages(_MapDirective):
+    """Every message a function of the map raises, asserts or logs that names speculative decoding
+    (``detail.messages``) and that the error-message reference does not explain, grouped by the section
+    that explains the function: a rubric linking the section, then each message as a literal with its
+    file and function. A message of a function marked no-effect is not listed (it is an internal check)."""
+
+    def run(self) -> list[nodes.Node]:
+        points, _, resolutions = self._data()
+        path = Path(self.env.srcdir) / EXPLANATIONS
+        self.env.note_dependency(str(path))
+        explained = _explained_keys(str(path), _stamp(path))
+        by_section: dict[str, list[tuple[str, str]]] = {}
+        for p, r in zip(points, resolutions, strict=True):
+            for text in p.detail.get("messages", ()) if r.section else ():
+                if f"{p.file}::{p.qualname}::{er.normalize(text)}" not in explained:
+                    by_section.setdefault(r.section, []).append((text, f"{p.file.removeprefix('sglang/')}, {p.qualname}"))
+        out: list[nodes.Node] = []
+        for label in sorted(by_section):
+            head = nodes.paragraph(classes=["interaction-messages-section"])
+            head += nodes.Text("Explained in ")
+            head += _ref(label)
+            items = nodes.bullet_list(classes=["interaction-messages"])
+            for text, where in by_section[label]:
+                para = nodes.paragraph()
+                para += nodes.literal(text=text)
+                para += nodes.inline(text=f" ({where})", classes=["source-note"])
+                items += nodes.list_item("", para)
+            out += [head, items]
+        return out or [nodes.paragraph(text="No function of the map raises or logs an unexplained message.")]
+
+
 def setup(app):
     app.connect("missing-reference", _keep_missing_as_text)
     app.add_directive("interaction-points", InteractionPoints)
     app.add_directive("interaction-summary", InteractionSummary)
+    app.add_directive("interaction-messages", InteractionMessages)
     app.add_directive("interaction-models", InteractionModels)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
