@@ -94,8 +94,9 @@ def test_a_function_point_records_its_messages_that_name_speculation(fixture_poi
 
 
 def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
-    """A message that a function of the map raises, asserts or logs about speculation is either explained
-    by the error-message reference or listed on the messages page under the section of its function."""
+    """A message that a function of the map raises, asserts or logs about speculation, or any message of
+    ``sglang/srt/speculative/``, is either explained by the error-message reference or listed on the
+    messages page under the section that explains it."""
     from bs4 import BeautifulSoup
 
     from speccheck import errors as er
@@ -114,6 +115,11 @@ def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
                 twice += [f"{p.id}: {text[:80]}"] if shown else []
             elif not shown:
                 missing.append(f"{p.id}: {text[:80]}")
+    import interaction_map
+
+    for file, qualname, text in interaction_map.speculative_dir_messages(str(er.site_packages())):
+        if f"{file}::{qualname}::{er.normalize(text)}" not in explained and " ".join(text.split()) not in listed:
+            missing.append(f"{file}::{qualname}: {text[:80]}")
     assert not missing, "messages on no page:\n" + "\n".join(missing[:20])
     assert not twice, "messages the error reference explains, listed again:\n" + "\n".join(twice[:20])
 

@@ -207,11 +207,48 @@ class InteractionPoints(_MapDirective):
         return [items] if len(items) else [nodes.paragraph(text="No point of these kinds is marked no-effect.")]
 
 
+# Where a message raised inside ``sglang/srt/speculative/`` is explained (that folder has no interaction
+# points): the first rule whose fragment occurs in the file's path below the folder, else the fallback,
+# the section on crashes while serving. DSPARK's ragged verification and DFLASH's Domino and LiliCorr
+# helpers are imported by those workers only (``dspark_worker_v2.py``, ``dflash_worker_v2.py``).
+SPECULATIVE_FILE_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("dspark", "dspark-howto"), ("ragged_verify", "dspark-ragged-verify"),
+    ("dflash", "dflash-howto"), ("domino", "dflash-howto"), ("lilicorr", "dflash-howto"),
+    ("uno", "uno-howto"), ("ngram", "ngram-howto"),
+    ("frozen_kv_mtp", "mtp-howto"), ("multi_layer_eagle", "mtp-howto"),
+    ("adaptive", "decision-note-adaptive"), ("decoupled_spec_io", "ix-disaggregation-decoupled"),
+)
+SPECULATIVE_FALLBACK = "trouble-runtime-crash"
+
+
+def section_of_speculative_file(rel: str) -> str:
+    """The label explaining messages of ``rel`` (a path under ``sglang/srt/speculative/``), by
+    :data:`SPECULATIVE_FILE_SECTIONS`, else :data:`SPECULATIVE_FALLBACK`."""
+    tail = rel.removeprefix(ix.SPECULATIVE_DIR)
+    return next((label for fragment, label in SPECULATIVE_FILE_SECTIONS if fragment in tail), SPECULATIVE_FALLBACK)
+
+
+@functools.cache
+def speculative_dir_messages(root: str) -> tuple[tuple[str, str, str], ...]:
+    """``(file, function, text)`` of every message (raise, assert with text, warning) of the functions in
+    ``sglang/srt/speculative/`` of the wheel under ``root`` (:func:`speccheck.errors.messages_in`)."""
+    import ast
+
+    base = Path(root)
+    out = []
+    for path in sorted((base / ix.SPECULATIVE_DIR).rglob("*.py")):
+        rel = path.relative_to(base).as_posix()
+        for qualname, func in er._functions(ast.parse(path.read_text(encoding="utf-8"))).items():
+            out += [(rel, qualname, m.text) for m in er.messages_in(func, rel, qualname)]
+    return tuple(out)
+
+
 class InteractionMessages(_MapDirective):
-    """Every message a function of the map raises, asserts or logs that names speculative decoding
-    (``detail.messages``) and that the error-message reference does not explain, grouped by the section
-    that explains the function: a rubric linking the section, then each message as a literal with its
-    file and function. A message of a function marked no-effect is not listed (it is an internal check)."""
+    """Every message that a function of the map raises, asserts or logs naming speculative decoding
+    (``detail.messages``), and every message of ``sglang/srt/speculative/`` (:func:`speculative_dir_messages`),
+    that the error-message reference does not explain, grouped by the section that explains it: a line
+    linking the section, then each message as a literal with its file and function. A message of a function
+    marked no-effect is not listed (it is an internal check)."""
 
     def run(self) -> list[nodes.Node]:
         points, _, resolutions = self._data()
@@ -219,10 +256,16 @@ class InteractionMessages(_MapDirective):
         self.env.note_dependency(str(path))
         explained = _explained_keys(str(path), _stamp(path))
         by_section: dict[str, list[tuple[str, str]]] = {}
+
+        def add(label: str, file: str, qualname: str, text: str) -> None:
+            if f"{file}::{qualname}::{er.normalize(text)}" not in explained:
+                by_section.setdefault(label, []).append((text, f"{file.removeprefix('sglang/')}, {qualname}"))
+
         for p, r in zip(points, resolutions, strict=True):
             for text in p.detail.get("messages", ()) if r.section else ():
-                if f"{p.file}::{p.qualname}::{er.normalize(text)}" not in explained:
-                    by_section.setdefault(r.section, []).append((text, f"{p.file.removeprefix('sglang/')}, {p.qualname}"))
+                add(r.section, p.file, p.qualname, text)
+        for file, qualname, text in speculative_dir_messages(str(er.site_packages())):
+            add(section_of_speculative_file(file), file, qualname, text)
         out: list[nodes.Node] = []
         for label in sorted(by_section):
             head = nodes.paragraph(classes=["interaction-messages-section"])
