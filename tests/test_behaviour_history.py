@@ -76,6 +76,14 @@ def test_the_generated_history_covers_every_declaration_and_the_flag_history_rel
         assert change["signature"] == Signature.from_yaml(entry["signature"]).as_dict(), change["id"]
 
 
+def test_every_release_read_has_a_publication_date_and_they_run_in_order():
+    """``make release-dates`` after a pin move: the dates cover exactly the releases read, oldest first."""
+    dates = json.loads((behaviour.HISTORY.parent / "release-dates.json").read_text(encoding="utf-8"))["sglang"]
+    assert list(dates) == DATA["releases"], "run `make release-dates` (the releases read changed)"
+    days = list(dates.values())
+    assert days == sorted(days), [r for r, a, b in zip(dates, days, days[1:]) if a > b]
+
+
 def test_every_declared_change_has_a_release_verdict():
     for change in DATA["changes"]:
         assert change["release"] in DATA["releases"], (change["id"], change["release"])

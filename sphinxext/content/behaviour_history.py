@@ -8,6 +8,10 @@ per kind of change, the release each change arrived in and the code signature th
     :kind: worker
     ```
 
+``release-dates`` renders ``speccheck/data/release-dates.json`` (written by ``make release-dates``
+from PyPI) as a table: each SGLang release the guide reads, the day it was published on PyPI, and
+the day the next one was.
+
 ``upgrade-notes`` renders, for the milestone releases of that YAML, one block per step
 between consecutive milestones and one per milestone to the pin (``:part: steps`` or
 ``:part: to-pin``): the flags and variables a command must lose or rename, the behaviour
@@ -19,7 +23,9 @@ network; the build only reads the JSON and YAML files.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import doc_tables
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
@@ -193,7 +199,28 @@ class UpgradeNotes(SphinxDirective):
         return out
 
 
+RELEASE_DATES = Path(__file__).resolve().parents[2] / "speccheck" / "data" / "release-dates.json"
+
+
+class ReleaseDates(SphinxDirective):
+    """The SGLang releases with their PyPI publication dates, newest first, and the next release's date
+    (the window in which a nightly or source build holds that release's changes and no later one's)."""
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(RELEASE_DATES))
+        dates = json.loads(RELEASE_DATES.read_text())["sglang"]
+        releases = list(dates)
+        rows = []
+        for i in range(len(releases) - 1, -1, -1):
+            nxt = releases[i + 1] if i + 1 < len(releases) else None
+            rows.append([nodes.paragraph("", "", nodes.literal(text=releases[i])), dates[releases[i]],
+                         f"{dates[nxt]} ({nxt})" if nxt else "not released yet (newest release read)"])
+        return [doc_tables.table(["Release", "On PyPI since", "Next release on PyPI"], rows, [10, 12, 20],
+                                 classes=["release-dates", "colwidths-given"])]
+
+
 def setup(app):
+    app.add_directive("release-dates", ReleaseDates)
     app.add_directive("behaviour-history", BehaviourHistory)
     app.add_directive("upgrade-notes", UpgradeNotes)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
