@@ -271,11 +271,11 @@ class InteractionMessages(_MapDirective):
             head = nodes.paragraph(classes=["interaction-messages-section"])
             head += nodes.Text("Explained in ")
             head += _ref(label)
-            items = nodes.bullet_list(classes=["interaction-messages"])
+            items = nodes.bullet_list(classes=["interaction-messages", "source-note"])
             for text, where in by_section[label]:
                 para = nodes.paragraph()
                 para += nodes.literal(text=text)
-                para += nodes.inline(text=f" ({where})", classes=["source-note"])
+                para += nodes.Text(f" ({where})")
                 items += nodes.list_item("", para)
             out += [head, items]
         return out or [nodes.paragraph(text="No function of the map raises or logs an unexplained message.")]
