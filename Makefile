@@ -24,7 +24,7 @@ PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
 .PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history \
-  behaviour-history release-dates release-verdicts error-messages interactions bump linkcheck
+  behaviour-history message-history release-dates release-verdicts error-messages interactions bump linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -140,6 +140,10 @@ release-verdicts: $(BIN)/.installed ## Write the release verdicts of the field-r
 
 # Reads the wheels that `make flag-history` unpacked (no download); the signatures are hand-written
 # in speccheck/data/behaviour-changes.yaml.
+# Reads the wheels that `make flag-history` unpacked (no download).
+message-history: $(BIN)/.installed ## List the speculative messages earlier releases printed and the pin does not (speccheck/data/message-history.json).
+	$(BIN)/python -m speccheck.message_history --cache $(BUILDDIR)/sglang-wheels
+
 # Reads PyPI's JSON API (network, by hand only); the build reads the written file.
 release-dates: $(BIN)/.installed ## Write the PyPI publication date of every SGLang and SpecForge release read into speccheck/data/release-dates.json.
 	$(BIN)/python tools/release_dates.py
@@ -158,6 +162,7 @@ bump: ## Move the pin after editing requirements-pinned.txt: locks, .venv, every
 	$(MAKE) interactions
 	$(MAKE) flag-history
 	$(MAKE) behaviour-history
+	$(MAKE) message-history
 	$(MAKE) release-dates
 	$(MAKE) release-verdicts
 	$(MAKE) error-messages

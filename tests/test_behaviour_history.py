@@ -172,3 +172,31 @@ def test_upgrade_notes_take_the_changes_between_two_releases():
     assert "spec-v2-default-on" in {c["id"] for c in notes["undone"]}  # 0.5.11 until 0.5.14
     with pytest.raises(ValueError):
         behaviour.upgrade_notes("0.5.14", "0.5.10", FLAGS, DATA, [])
+
+
+def test_the_message_history_covers_the_releases_read_and_lists_no_message_the_pin_prints():
+    """``make message-history`` after a pin move: the same releases as the behaviour history, and no
+    listed message is printed by the pinned wheel (read the same way, from the installed package)."""
+    from speccheck import errors, message_history
+
+    data = json.loads(message_history.OUT.read_text(encoding="utf-8"))
+    assert data["releases"] == DATA["releases"], "run `make message-history` (the releases read changed)"
+    pinned = message_history.release_messages(errors.site_packages())
+    still = [m["text"] for m in data["messages"] if errors.normalize(m["text"]) in pinned]
+    assert not still, f"listed as gone but printed by the pin: {still[:5]}"
+    order = {r: i for i, r in enumerate(data["releases"])}
+    assert all(order[m["first"]] <= order[m["last"]] < len(order) - 1 for m in data["messages"])
+
+
+def test_a_message_gone_by_the_newest_release_is_listed_with_its_releases(tmp_path):
+    for release, body in [("0.1.0", 'raise ValueError("draft too old")\n'),
+                          ("0.2.0", 'raise ValueError("draft too old")\n'),
+                          ("0.3.0", 'raise ValueError("draft is new")\n')]:
+        spec = tmp_path / release / "sglang" / "srt" / "speculative"
+        spec.mkdir(parents=True)
+        (spec / "worker.py").write_text("def start():\n    " + body)
+    from speccheck import message_history
+
+    data = message_history.history({r: tmp_path / r for r in ("0.1.0", "0.2.0", "0.3.0")})
+    assert data["messages"] == [{"text": "draft too old", "first": "0.1.0", "last": "0.2.0",
+                                 "file": "sglang/srt/speculative/worker.py", "function": "start"}]

@@ -12,6 +12,9 @@ per kind of change, the release each change arrived in and the code signature th
 from PyPI) as a table: each SGLang release the guide reads, the day it was published on PyPI, and
 the day the next one was.
 
+``message-history`` renders ``speccheck/data/message-history.json`` (``make message-history``): the
+speculative messages of earlier releases that the pin no longer prints, with the releases that did.
+
 ``upgrade-notes`` renders, for the milestone releases of that YAML, one block per step
 between consecutive milestones and one per milestone to the pin (``:part: steps`` or
 ``:part: to-pin``): the flags and variables a command must lose or rename, the behaviour
@@ -200,6 +203,27 @@ class UpgradeNotes(SphinxDirective):
 
 
 RELEASE_DATES = Path(__file__).resolve().parents[2] / "speccheck" / "data" / "release-dates.json"
+MESSAGE_HISTORY = RELEASE_DATES.with_name("message-history.json")
+
+
+class MessageHistory(SphinxDirective):
+    """The messages about speculative decoding that earlier releases printed and the pin does not
+    (``speccheck/data/message-history.json``, ``make message-history``): each as a literal with the
+    releases that printed it and where, newest last release first."""
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(MESSAGE_HISTORY))
+        data = json.loads(MESSAGE_HISTORY.read_text(encoding="utf-8"))
+        order = {r: i for i, r in enumerate(data["releases"])}
+        items = nodes.bullet_list(classes=["message-history", "source-note"])
+        for m in sorted(data["messages"], key=lambda m: (-order[m["last"]], m["text"])):
+            when = m["first"] if m["first"] == m["last"] else f"{m['first']} to {m['last']}"
+            para = nodes.paragraph()
+            para += nodes.literal(text=m["text"])
+            para += nodes.Text(f" printed by {when}, last in {m['file'].removeprefix('sglang/')} "
+                               f"({m['function']})")
+            items += nodes.list_item("", para)
+        return [items]
 
 
 class ReleaseDates(SphinxDirective):
@@ -221,6 +245,7 @@ class ReleaseDates(SphinxDirective):
 
 def setup(app):
     app.add_directive("release-dates", ReleaseDates)
+    app.add_directive("message-history", MessageHistory)
     app.add_directive("behaviour-history", BehaviourHistory)
     app.add_directive("upgrade-notes", UpgradeNotes)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
