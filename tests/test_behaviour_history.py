@@ -189,14 +189,14 @@ def test_the_message_history_covers_the_releases_read_and_lists_no_message_the_p
 
 
 def test_a_message_gone_by_the_newest_release_is_listed_with_its_releases(tmp_path):
-    for release, body in [("0.1.0", 'raise ValueError("draft too old")\n'),
-                          ("0.2.0", 'raise ValueError("draft too old")\n'),
-                          ("0.3.0", 'raise ValueError("draft is new")\n')]:
+    for release, body in [("1.1", 'raise ValueError("draft too old")\n'),
+                          ("1.2", 'raise ValueError("draft too old")\n'),
+                          ("1.3", 'raise ValueError("draft is new")\n')]:
         spec = tmp_path / release / "sglang" / "srt" / "speculative"
         spec.mkdir(parents=True)
         (spec / "worker.py").write_text("def start():\n    " + body)
     from speccheck import message_history
 
-    data = message_history.history({r: tmp_path / r for r in ("0.1.0", "0.2.0", "0.3.0")})
-    assert data["messages"] == [{"text": "draft too old", "first": "0.1.0", "last": "0.2.0",
+    data = message_history.history({r: tmp_path / r for r in ("1.1", "1.2", "1.3")})
+    assert data["messages"] == [{"text": "draft too old", "first": "1.1", "last": "1.2",
                                  "file": "sglang/srt/speculative/worker.py", "function": "start"}]
