@@ -81,7 +81,7 @@ def test_every_release_read_has_a_publication_date_and_they_run_in_order():
     dates = json.loads((behaviour.HISTORY.parent / "release-dates.json").read_text(encoding="utf-8"))["sglang"]
     assert list(dates) == DATA["releases"], "run `make release-dates` (the releases read changed)"
     days = list(dates.values())
-    assert days == sorted(days), [r for r, a, b in zip(dates, days, days[1:]) if a > b]
+    assert days == sorted(days), [r for r, a, b in zip(list(dates)[1:], days, days[1:], strict=True) if a > b]
 
 
 def test_every_declared_change_has_a_release_verdict():

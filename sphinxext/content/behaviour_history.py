@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import doc_tables
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
+import doc_tables
 from sglang_drift import _event_text
 from speccheck import behaviour, sglang_args
 
