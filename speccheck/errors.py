@@ -291,8 +291,9 @@ def messages_in(func: ast.AST, file: str, qualname: str) -> list[Message]:
     return found
 
 
-def _functions(tree: ast.Module) -> dict[str, ast.AST]:
-    """``{qualname: def node}`` for module-level defs and methods of module-level classes."""
+def functions_of(tree: ast.Module) -> dict[str, ast.AST]:
+    """``{qualname: def node}`` for module-level defs and methods of module-level classes of a parsed
+    module (the units :func:`messages_in` reads)."""
     out: dict[str, ast.AST] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -336,7 +337,7 @@ def extract_file(path: Path, rel: str, entry: Scope = Scope("")) -> list[Message
     :raises KeyError: a ``"functions"`` entry names a function the file does not define.
     """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    functions = _functions(tree)
+    functions = functions_of(tree)
     if entry.mode == "functions":
         missing = [f for f in entry.functions if f not in functions]
         if missing:

@@ -30,31 +30,41 @@ import sys
 from pathlib import Path
 
 from speccheck import behaviour
-from speccheck.errors import SPECULATIVE_TEXT, _functions, messages_in, normalize
+from speccheck.errors import SPECULATIVE_TEXT, functions_of, messages_in, normalize
 
 OUT = Path(__file__).resolve().parent / "data" / "message-history.json"
 
 
-def release_messages(tree: Path) -> dict[str, tuple[str, str, str]]:
-    """``{normalized text: (text, file, function)}`` of one unpacked release (``tree`` holds ``sglang/``).
+def tree_messages(tree: Path, speculative_dir_only: bool = False) -> list[tuple[str, str, str]]:
+    """``[(text, file, function)]`` of every message in the scope of the module docstring, in file order, for
+    one unpacked release (``tree`` holds ``sglang/``; the installed package's ``site-packages`` works too).
 
+    :param speculative_dir_only: read ``sglang/srt/speculative/`` only (what the messages page lists).
     A file that does not parse (Python newer than this interpreter) is skipped.
     """
-    out: dict[str, tuple[str, str, str]] = {}
-    for path in sorted((tree / "sglang" / "srt").rglob("*.py")):
+    out: list[tuple[str, str, str]] = []
+    root = tree / "sglang" / "srt" / ("speculative" if speculative_dir_only else "")
+    for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(tree).as_posix()
         in_spec_dir = rel.startswith("sglang/srt/speculative/")
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
             if not in_spec_dir and not re.search(SPECULATIVE_TEXT, text):
                 continue
-            functions = _functions(ast.parse(text))
+            functions = functions_of(ast.parse(text))
         except SyntaxError:
             continue
         for qualname, func in functions.items():
-            for m in messages_in(func, rel, qualname):
-                if in_spec_dir or re.search(SPECULATIVE_TEXT, m.text):
-                    out.setdefault(normalize(m.text), (m.text, rel, qualname))
+            out += [(m.text, rel, qualname) for m in messages_in(func, rel, qualname)
+                    if in_spec_dir or re.search(SPECULATIVE_TEXT, m.text)]
+    return out
+
+
+def release_messages(tree: Path) -> dict[str, tuple[str, str, str]]:
+    """``{normalized text: (text, file, function)}`` of :func:`tree_messages`, first occurrence kept."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for text, file, function in tree_messages(tree):
+        out.setdefault(normalize(text), (text, file, function))
     return out
 
 

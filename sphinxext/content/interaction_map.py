@@ -27,6 +27,7 @@ from sphinx.util.docutils import SphinxDirective
 import doc_tables
 from speccheck import errors as er
 from speccheck import interactions as ix
+from speccheck import message_history
 
 # The error-message reference's explanations (relative to the source folder): a message explained there
 # is not listed again under the section of the function that raises it.
@@ -231,16 +232,10 @@ def section_of_speculative_file(rel: str) -> str:
 @functools.cache
 def speculative_dir_messages(root: str) -> tuple[tuple[str, str, str], ...]:
     """``(file, function, text)`` of every message (raise, assert with text, warning) of the functions in
-    ``sglang/srt/speculative/`` of the wheel under ``root`` (:func:`speccheck.errors.messages_in`)."""
-    import ast
-
-    base = Path(root)
-    out = []
-    for path in sorted((base / ix.SPECULATIVE_DIR).rglob("*.py")):
-        rel = path.relative_to(base).as_posix()
-        for qualname, func in er._functions(ast.parse(path.read_text(encoding="utf-8"))).items():
-            out += [(rel, qualname, m.text) for m in er.messages_in(func, rel, qualname)]
-    return tuple(out)
+    ``sglang/srt/speculative/`` of the wheel under ``root``, read once per process
+    (:func:`speccheck.message_history.tree_messages`)."""
+    return tuple((file, function, text) for text, file, function
+                 in message_history.tree_messages(Path(root), speculative_dir_only=True))
 
 
 class InteractionMessages(_MapDirective):
