@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the wheel cache {args.cache} lacks releases {missing}: run `make flag-history` first", file=sys.stderr)
         return 1
     data = history({r: trees[r] for r in releases})
-    args.out.write_text("\n".join(["{", f' "releases": {json.dumps(data["releases"])},', ' "messages": ['])
+    args.out.write_text("\n".join(["{", f' "releases": {json.dumps(data["releases"])},', ' "messages": [', ''])
                         + ",\n".join("  " + json.dumps(m, sort_keys=True) for m in data["messages"])
                         + "\n ]\n}\n")
     print(f"wrote {args.out}: {len(data['messages'])} messages gone by {data['releases'][-1]}", file=sys.stderr)
