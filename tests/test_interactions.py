@@ -50,6 +50,12 @@ EXPECTED = {
     "algorithm:NEXTN": ("algorithm", "algorithms", 1),
     "model:sglang/srt/models/llama.py::LlamaForCausalLM": ("model-class", "models", 5),
     "model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle": ("model-class", "models", 5),
+    # speculative-file: files of srt/speculative/ with a message (verify.py has none)
+    "specfile:sglang/srt/speculative/eagle_utils.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/eagle_worker.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/ngram_parts/corpus.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/orphan.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/shared.py": ("speculative-file", "algorithms", 1),
 }
 
 
@@ -91,6 +97,47 @@ def test_a_function_point_records_its_messages_that_name_speculation(fixture_poi
     alloc = fixture_points["fn:sglang/srt/mem_cache/pool.py::Pool.alloc"]
     assert alloc.detail["messages"] == ["EAGLE draft needs {self.size} more slots"]  # not "pool is empty"
     assert "messages" not in fixture_points["fn:sglang/srt/managers/scheduler.py::run"].detail
+
+
+def test_a_speculative_file_records_its_messages_and_the_workers_that_import_it(fixture_points):
+    """The fixture's create_worker imports eagle_worker.py and ngram_worker.py; each reaches its own helper
+    (a function-level ``from package import submodule``; a relative import of a subfolder), both import
+    shared.py, whose import of orphan.py is not followed (both workers import shared.py directly), and
+    eagle_worker.py's import of spec_info.py (which imports both workers) is not followed either."""
+    spec = {pid.removeprefix("specfile:sglang/srt/speculative/"): p.detail
+            for pid, p in fixture_points.items() if p.kind == "speculative-file"}
+    assert {name: d["workers"] for name, d in spec.items()} == {
+        "eagle_utils.py": ["eagle_worker"], "eagle_worker.py": ["eagle_worker"],
+        "ngram_parts/corpus.py": ["ngram_worker"], "shared.py": ["eagle_worker", "ngram_worker"],
+        "orphan.py": []}
+    assert spec["eagle_utils.py"]["messages"] == [["build_tree", "topk must be positive"]]
+    assert spec["shared.py"]["messages"] == [["check_draft", "the draft is slower than the target"]]
+
+
+def _worker_rules(**overrides) -> dict:
+    """A mapping of the fixture by the workers rules of interactions-map.yaml, every other kind no-effect."""
+    return {"overrides": overrides, "rules": [
+        {"match": {"kind": "speculative-file", "workers": "*,*"}, "section": "shared"},
+        {"match": {"kind": "speculative-file", "workers": "eagle_worker"}, "section": "eagle"},
+        {"match": {"kind": "speculative-file", "workers": "ngram_worker"}, "section": "ngram"},
+        *({"match": {"kind": kind}, "no-effect": "fixture"} for kind in ix.KINDS if kind != "speculative-file")]}
+
+
+def test_a_rule_matches_a_speculative_file_by_its_workers(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, _worker_rules())
+    section = {pid.removeprefix("specfile:sglang/srt/speculative/"): ix.resolve(p, mapping).section
+               for pid, p in fixture_points.items() if p.kind == "speculative-file"}
+    assert section == {"eagle_utils.py": "eagle", "eagle_worker.py": "eagle", "ngram_parts/corpus.py": "ngram",
+                       "shared.py": "shared", "orphan.py": None}
+
+
+def test_a_speculative_file_no_worker_imports_is_unmapped_without_an_override(fixture_points, tmp_path):
+    labels = {"shared", "eagle", "ngram"}
+    mapping = _write_map(tmp_path, _worker_rules())
+    assert ix.coverage_problems(fixture_points.values(), mapping, labels) == [
+        "unmapped point: specfile:sglang/srt/speculative/orphan.py (sglang/srt/speculative/orphan.py:1)"]
+    mapping = _write_map(tmp_path, _worker_rules(**{"specfile:sglang/srt/speculative/orphan.py": "shared"}))
+    assert ix.coverage_problems(fixture_points.values(), mapping, labels) == []
 
 
 def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
