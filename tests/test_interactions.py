@@ -140,10 +140,21 @@ def test_a_speculative_file_no_worker_imports_is_unmapped_without_an_override(fi
     assert ix.coverage_problems(fixture_points.values(), mapping, labels) == []
 
 
+def test_the_speculative_file_points_hold_every_message_of_the_speculative_folder():
+    """The data's ``speculative-file`` messages are the ones message_history lists for the pinned wheel's
+    ``sglang/srt/speculative/`` (the messages page reads the data, not the wheel)."""
+    from speccheck import message_history
+    from speccheck.errors import site_packages
+
+    data = [(text, p.file, qualname) for p in ix.load() if p.kind == "speculative-file"
+            for qualname, text in p.detail["messages"]]
+    assert data == message_history.tree_messages(site_packages(), speculative_dir_only=True)
+
+
 def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
     """A message that a function of the map raises, asserts or logs about speculation, or any message of
-    ``sglang/srt/speculative/``, is either explained by the error-message reference or listed on the
-    messages page under the section that explains it."""
+    ``sglang/srt/speculative/`` (the ``speculative-file`` points), is either explained by the error-message
+    reference or listed on the messages page under the section that explains it."""
     from bs4 import BeautifulSoup
 
     from speccheck import errors as er
@@ -156,17 +167,13 @@ def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
     for p in ix.load():
         if not p.detail.get("messages") or not ix.resolve(p, mapping).section:
             continue
-        for text in p.detail["messages"]:
+        for message in p.detail["messages"]:
+            qualname, text = message if p.kind == "speculative-file" else (p.qualname, message)
             shown = " ".join(text.split()) in listed
-            if f"{p.file}::{p.qualname}::{er.normalize(text)}" in explained:
+            if f"{p.file}::{qualname}::{er.normalize(text)}" in explained:
                 twice += [f"{p.id}: {text[:80]}"] if shown else []
             elif not shown:
-                missing.append(f"{p.id}: {text[:80]}")
-    import interaction_map
-
-    for file, qualname, text in interaction_map.speculative_dir_messages(str(er.site_packages())):
-        if f"{file}::{qualname}::{er.normalize(text)}" not in explained and " ".join(text.split()) not in listed:
-            missing.append(f"{file}::{qualname}: {text[:80]}")
+                missing.append(f"{p.id} {qualname}: {text[:80]}")
     assert not missing, "messages on no page:\n" + "\n".join(missing[:20])
     assert not twice, "messages the error reference explains, listed again:\n" + "\n".join(twice[:20])
 
