@@ -2,7 +2,7 @@
 
 The guide must explain each place where SGLang's behaviour changes under speculative decoding. This module
 lists them from the installed wheel (parsed with :mod:`ast`, nothing imported, so no torch), as *points* of
-six kinds:
+eight kinds:
 
 ``reads-spec-state``
     a function (module-level, or a method as ``Class.method``; nested functions count as part of the
@@ -38,6 +38,15 @@ six kinds:
     (:data:`DRAFT_CLASS`, :data:`DRAFT_FILE`), or a class that defines one of the target-side hooks in
     :data:`TARGET_HOOKS` (it can serve as the target of an EAGLE-3 or shared-embedding draft).
     ``detail`` records the hooks it defines and whether the module's ``EntryClass`` registers it.
+``speculative-file``
+    a file of ``sglang/srt/speculative/`` (subfolders too) with at least one message: every raise, assert
+    with a text and logged warning of its functions (:func:`speccheck.errors.messages_in` over
+    :func:`speccheck.errors.functions_of`, the same list as
+    :func:`speccheck.message_history.tree_messages` gives for the folder; no speculative-text filter, the
+    whole folder is speculative). ``detail.messages`` is ``[[function, text], ...]`` in source order;
+    ``detail.workers`` the sorted file stems of the worker modules that import the file, directly or through
+    other files of the folder (:func:`worker_modules`, :func:`_closure`), so a file only one algorithm's
+    worker uses maps to that algorithm's how-to. Id ``specfile:<file>``, qualname ``<module>``, line 1.
 
 Each point has an ``id`` (stable across pins while the code stays put: kind prefix and ``file::qualname``
 or name, never a line number), ``file`` (relative to ``site-packages``), ``qualname``, ``line``,
@@ -65,13 +74,14 @@ from pathlib import Path
 
 import yaml
 
-from speccheck.errors import SPECULATIVE_TEXT, messages_in, site_packages
+from speccheck.errors import SPECULATIVE_TEXT, functions_of, messages_in, site_packages
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DATA_FILE = DATA_DIR / "interactions.json"
 MAPPING_FILE = DATA_DIR / "interactions-map.yaml"
 
-KINDS = ("reads-spec-state", "sampling-param", "request-field", "endpoint", "server-arg", "algorithm", "model-class")
+KINDS = ("reads-spec-state", "sampling-param", "request-field", "endpoint", "server-arg", "algorithm", "model-class",
+         "speculative-file")
 
 # Names of speculative state, read from the pinned source (identifiers counted over the whole wheel):
 # the algorithm (speculative_algorithm, spec_algorithm, SpeculativeAlgorithm, is_eagle() ...), the
@@ -147,6 +157,7 @@ SUBSYSTEMS: tuple[tuple[str, str], ...] = (
     ("sglang/srt/arg_groups/*", "server-args"),
     ("sglang/srt/server_args.py", "server-args"),
     ("sglang/srt/layers/*", "layers"),
+    ("sglang/srt/speculative/*", "algorithms"),
     ("sglang/srt/*", "runtime-other"),
     ("sglang/test/*", "test-utilities"),
     ("sglang/kernels/ops/speculative/*", "speculative-kernels"),
@@ -455,6 +466,107 @@ def _algorithm_points(src: _Source) -> Iterator[Point]:
                                 "algorithms", detail={"alias": True})
 
 
+# -- speculative-file points: the files of sglang/srt/speculative/ and the workers that import them -------
+
+SPEC_PACKAGE = "sglang.srt.speculative"
+# Left out of the import traversal (reached, but what they import is not followed): spec_info.py holds
+# create_worker, which imports every worker, and a third of the folder imports spec_info.py (21 of 66 files in
+# the pinned wheel), so following it would make those files, and all they import, reachable from every
+# worker; spec_registry.py imports spec_info.py back (function-level). :func:`_hubs` adds, from the source,
+# the files every worker imports directly (in the pinned wheel base_spec_worker.py and spec_utils.py, whose
+# function-level imports reach uno_info.py and eagle_utils.py): shared machinery, whose own imports say
+# nothing about which algorithm runs a file.
+NOT_TRAVERSED = ("sglang/srt/speculative/spec_info.py", "sglang/srt/speculative/spec_registry.py")
+
+
+def _module_file(src: _Source, dotted: str) -> str | None:
+    """The file of a dotted module name in the parsed wheel (``a/b.py`` or ``a/b/__init__.py``), else None."""
+    base = dotted.replace(".", "/")
+    return next((rel for rel in (f"{base}.py", f"{base}/__init__.py") if rel in src.modules), None)
+
+
+def _spec_imports(src: _Source, rel: str) -> set[str]:
+    """Files of ``sglang/srt/speculative/`` that module ``rel`` imports anywhere in its body (function-level
+    imports too): ``import sglang.srt.speculative.x``, ``from sglang.srt.speculative.x import y`` (and
+    ``x/y.py`` when ``y`` is a submodule), relative imports resolved against ``rel``'s package."""
+    package = rel.rsplit("/", 1)[0].replace("/", ".")
+    out: set[str] = set()
+    for node in ast.walk(src.modules[rel]):
+        if isinstance(node, ast.Import):
+            dotted = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            dotted = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in dotted:
+            if name == SPEC_PACKAGE or name.startswith(SPEC_PACKAGE + "."):
+                found = _module_file(src, name)
+                if found is not None:
+                    out.add(found)
+    out.discard(rel)
+    return out
+
+
+def worker_modules(src: _Source) -> list[str]:
+    """The worker modules, as files relative to ``site-packages``, in the order
+    ``SpeculativeAlgorithm.create_worker`` (``sglang/srt/speculative/spec_info.py``) imports them: every
+    ``from sglang.srt.speculative.<mod> import`` inside that method (``dspark_components/dspark_worker_v2.py``
+    too). ``[]`` when the file, the class or the method is missing; raises nothing.
+
+    :param src: the parsed wheel (the internal ``_Source`` of :func:`extract`).
+    """
+    cls = src.find_class("sglang/srt/speculative/spec_info.py", "SpeculativeAlgorithm")
+    method = next((s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and s.name == "create_worker"), None) if cls else None
+    out: list[str] = []
+    for node in ast.walk(method) if method else ():
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith(SPEC_PACKAGE + "."):
+            found = _module_file(src, node.module)
+            if found is not None and found not in out:
+                out.append(found)
+    return out
+
+
+def _hubs(src: _Source, workers: list[str]) -> set[str]:
+    """The files every worker module of ``workers`` imports directly (:func:`_spec_imports`), plus
+    :data:`NOT_TRAVERSED`: the files whose imports :func:`_closure` does not follow."""
+    direct = [_spec_imports(src, w) for w in workers]
+    return set(NOT_TRAVERSED) | (set.intersection(*direct) if direct else set())
+
+
+def _closure(src: _Source, start: str, hubs: set[str]) -> set[str]:
+    """``start`` and every file of ``sglang/srt/speculative/`` it reaches through :func:`_spec_imports`,
+    entering ``hubs`` but not following their imports."""
+    seen, todo = {start}, [start]
+    while todo:
+        for rel in _spec_imports(src, todo.pop()):
+            if rel not in seen:
+                seen.add(rel)
+                if rel not in hubs:
+                    todo.append(rel)
+    return seen
+
+
+def _speculative_file_points(src: _Source) -> Iterator[Point]:
+    workers = worker_modules(src)
+    hubs = _hubs(src, workers)
+    reach = {w: _closure(src, w, hubs) for w in workers}
+    for rel, tree in src.modules.items():
+        if not rel.startswith(SPECULATIVE_DIR):
+            continue
+        messages = [[qualname, m.text] for qualname, func in functions_of(tree).items()
+                    for m in messages_in(func, rel, qualname)]
+        if not messages:
+            continue
+        workers = sorted(Path(w).stem for w, files in reach.items() if rel in files)
+        yield Point(f"specfile:{rel}", "speculative-file", rel, "<module>", 1, subsystem_of(rel),
+                    detail={"messages": messages, "workers": workers})
+
+
 def _entry_classes(tree: ast.Module) -> set[str]:
     out = set()
     for stmt in tree.body:
@@ -499,6 +611,7 @@ def extract(root: Path | None = None, package: str = "sglang") -> list[Point]:
     points += _server_arg_points(src)
     points += _algorithm_points(src)
     points += _model_points(src)
+    points += _speculative_file_points(src)
     unique = {p.id: p for p in points}  # a route declared twice (two apps) is one point
     return sorted(unique.values(), key=lambda p: (KINDS.index(p.kind), p.id))
 
@@ -525,7 +638,9 @@ class Rule:
 
     Matching (every given key must hold): ``kind`` (exact), ``subsystem`` (exact), ``role`` (exact, against
     ``detail["role"]``, which only ``model-class`` points have: ``draft`` or ``target``), ``file`` and
-    ``qualname`` (:mod:`fnmatch` globs), ``id`` (glob).
+    ``qualname`` (:mod:`fnmatch` globs), ``id`` (glob), ``workers`` (glob against
+    ``",".join(detail["workers"])``, ``""`` when a point has none: only ``speculative-file`` points have
+    workers, so ``workers: "*,*"`` matches a file two or more workers import and ``workers: ""`` one none does).
     """
 
     match: dict
@@ -539,7 +654,9 @@ class Rule:
                 and ("role" not in m or point.detail.get("role") == m["role"])
                 and fnmatch.fnmatchcase(point.file, m.get("file", "*"))
                 and fnmatch.fnmatchcase(point.qualname, m.get("qualname", "*"))
-                and fnmatch.fnmatchcase(point.id, m.get("id", "*")))
+                and fnmatch.fnmatchcase(point.id, m.get("id", "*"))
+                and ("workers" not in m
+                     or fnmatch.fnmatchcase(",".join(point.detail.get("workers", ())), m["workers"])))
 
 
 @dataclass(frozen=True)
@@ -556,6 +673,11 @@ class Mapping:
             section: ix-kv-memory
           - match: {file: "sglang/test/*"}
             no-effect: "test helpers: nothing a server user runs"
+          - match: {kind: speculative-file, workers: "uno_worker_v2"}   # files only the UNO worker imports
+            section: uno-howto
+
+    Match keys: see :class:`Rule` (``kind``, ``subsystem``, ``role``, ``file``, ``qualname``, ``id``,
+    ``workers``).
     """
 
     overrides: dict
@@ -565,6 +687,9 @@ class Mapping:
 def load_mapping(path: Path = MAPPING_FILE) -> Mapping:
     """Read a mapping file (layout in :class:`Mapping`).
 
+    A rule's ``match`` takes the keys of :class:`Rule`: ``kind``, ``subsystem``, ``role``, ``file``,
+    ``qualname``, ``id``, ``workers`` (a glob against a ``speculative-file`` point's comma-joined workers).
+
     :raises ValueError: a rule or override with both or neither of ``section`` and ``no-effect``, or an
         unknown match key.
     """
@@ -572,7 +697,7 @@ def load_mapping(path: Path = MAPPING_FILE) -> Mapping:
     rules = []
     for i, raw in enumerate(data.get("rules") or []):
         match = raw.get("match") or {}
-        unknown = set(match) - {"kind", "subsystem", "role", "file", "qualname", "id"}
+        unknown = set(match) - {"kind", "subsystem", "role", "file", "qualname", "id", "workers"}
         if unknown:
             raise ValueError(f"{path.name}: rule {i + 1} has unknown match keys {sorted(unknown)}")
         if ("section" in raw) == ("no-effect" in raw):

@@ -39,7 +39,8 @@ def tree_messages(tree: Path, speculative_dir_only: bool = False) -> list[tuple[
     """``[(text, file, function)]`` of every message in the scope of the module docstring, in file order, for
     one unpacked release (``tree`` holds ``sglang/``; the installed package's ``site-packages`` works too).
 
-    :param speculative_dir_only: read ``sglang/srt/speculative/`` only (what the messages page lists).
+    :param speculative_dir_only: read ``sglang/srt/speculative/`` only (the messages the interaction map's
+        ``speculative-file`` points hold; tests/test_interactions.py compares the two).
     A file that does not parse (Python newer than this interpreter) is skipped.
     """
     out: list[tuple[str, str, str]] = []

@@ -50,6 +50,12 @@ EXPECTED = {
     "algorithm:NEXTN": ("algorithm", "algorithms", 1),
     "model:sglang/srt/models/llama.py::LlamaForCausalLM": ("model-class", "models", 5),
     "model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle": ("model-class", "models", 5),
+    # speculative-file: files of srt/speculative/ with a message (verify.py has none)
+    "specfile:sglang/srt/speculative/eagle_utils.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/eagle_worker.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/ngram_parts/corpus.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/orphan.py": ("speculative-file", "algorithms", 1),
+    "specfile:sglang/srt/speculative/shared.py": ("speculative-file", "algorithms", 1),
 }
 
 
@@ -93,10 +99,62 @@ def test_a_function_point_records_its_messages_that_name_speculation(fixture_poi
     assert "messages" not in fixture_points["fn:sglang/srt/managers/scheduler.py::run"].detail
 
 
+def test_a_speculative_file_records_its_messages_and_the_workers_that_import_it(fixture_points):
+    """The fixture's create_worker imports eagle_worker.py and ngram_worker.py; each reaches its own helper
+    (a function-level ``from package import submodule``; a relative import of a subfolder), both import
+    shared.py, whose import of orphan.py is not followed (both workers import shared.py directly), and
+    eagle_worker.py's import of spec_info.py (which imports both workers) is not followed either."""
+    spec = {pid.removeprefix("specfile:sglang/srt/speculative/"): p.detail
+            for pid, p in fixture_points.items() if p.kind == "speculative-file"}
+    assert {name: d["workers"] for name, d in spec.items()} == {
+        "eagle_utils.py": ["eagle_worker"], "eagle_worker.py": ["eagle_worker"],
+        "ngram_parts/corpus.py": ["ngram_worker"], "shared.py": ["eagle_worker", "ngram_worker"],
+        "orphan.py": []}
+    assert spec["eagle_utils.py"]["messages"] == [["build_tree", "topk must be positive"]]
+    assert spec["shared.py"]["messages"] == [["check_draft", "the draft is slower than the target"]]
+
+
+def _worker_rules(**overrides) -> dict:
+    """A mapping of the fixture by the workers rules of interactions-map.yaml, every other kind no-effect."""
+    return {"overrides": overrides, "rules": [
+        {"match": {"kind": "speculative-file", "workers": "*,*"}, "section": "shared"},
+        {"match": {"kind": "speculative-file", "workers": "eagle_worker"}, "section": "eagle"},
+        {"match": {"kind": "speculative-file", "workers": "ngram_worker"}, "section": "ngram"},
+        *({"match": {"kind": kind}, "no-effect": "fixture"} for kind in ix.KINDS if kind != "speculative-file")]}
+
+
+def test_a_rule_matches_a_speculative_file_by_its_workers(fixture_points, tmp_path):
+    mapping = _write_map(tmp_path, _worker_rules())
+    section = {pid.removeprefix("specfile:sglang/srt/speculative/"): ix.resolve(p, mapping).section
+               for pid, p in fixture_points.items() if p.kind == "speculative-file"}
+    assert section == {"eagle_utils.py": "eagle", "eagle_worker.py": "eagle", "ngram_parts/corpus.py": "ngram",
+                       "shared.py": "shared", "orphan.py": None}
+
+
+def test_a_speculative_file_no_worker_imports_is_unmapped_without_an_override(fixture_points, tmp_path):
+    labels = {"shared", "eagle", "ngram"}
+    mapping = _write_map(tmp_path, _worker_rules())
+    assert ix.coverage_problems(fixture_points.values(), mapping, labels) == [
+        "unmapped point: specfile:sglang/srt/speculative/orphan.py (sglang/srt/speculative/orphan.py:1)"]
+    mapping = _write_map(tmp_path, _worker_rules(**{"specfile:sglang/srt/speculative/orphan.py": "shared"}))
+    assert ix.coverage_problems(fixture_points.values(), mapping, labels) == []
+
+
+def test_the_speculative_file_points_hold_every_message_of_the_speculative_folder():
+    """The data's ``speculative-file`` messages are the ones message_history lists for the pinned wheel's
+    ``sglang/srt/speculative/`` (the messages page reads the data, not the wheel)."""
+    from speccheck import message_history
+    from speccheck.errors import site_packages
+
+    data = [(text, p.file, qualname) for p in ix.load() if p.kind == "speculative-file"
+            for qualname, text in p.detail["messages"]]
+    assert data == message_history.tree_messages(site_packages(), speculative_dir_only=True)
+
+
 def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
     """A message that a function of the map raises, asserts or logs about speculation, or any message of
-    ``sglang/srt/speculative/``, is either explained by the error-message reference or listed on the
-    messages page under the section that explains it."""
+    ``sglang/srt/speculative/`` (the ``speculative-file`` points), is either explained by the error-message
+    reference or listed on the messages page under the section that explains it."""
     from bs4 import BeautifulSoup
 
     from speccheck import errors as er
@@ -109,17 +167,13 @@ def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
     for p in ix.load():
         if not p.detail.get("messages") or not ix.resolve(p, mapping).section:
             continue
-        for text in p.detail["messages"]:
+        for message in p.detail["messages"]:
+            qualname, text = message if p.kind == "speculative-file" else (p.qualname, message)
             shown = " ".join(text.split()) in listed
-            if f"{p.file}::{p.qualname}::{er.normalize(text)}" in explained:
+            if f"{p.file}::{qualname}::{er.normalize(text)}" in explained:
                 twice += [f"{p.id}: {text[:80]}"] if shown else []
             elif not shown:
-                missing.append(f"{p.id}: {text[:80]}")
-    import interaction_map
-
-    for file, qualname, text in interaction_map.speculative_dir_messages(str(er.site_packages())):
-        if f"{file}::{qualname}::{er.normalize(text)}" not in explained and " ".join(text.split()) not in listed:
-            missing.append(f"{file}::{qualname}: {text[:80]}")
+                missing.append(f"{p.id} {qualname}: {text[:80]}")
     assert not missing, "messages on no page:\n" + "\n".join(missing[:20])
     assert not twice, "messages the error reference explains, listed again:\n" + "\n".join(twice[:20])
 

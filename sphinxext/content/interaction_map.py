@@ -27,7 +27,6 @@ from sphinx.util.docutils import SphinxDirective
 import doc_tables
 from speccheck import errors as er
 from speccheck import interactions as ix
-from speccheck import message_history
 
 # The error-message reference's explanations (relative to the source folder): a message explained there
 # is not listed again under the section of the function that raises it.
@@ -208,42 +207,13 @@ class InteractionPoints(_MapDirective):
         return [items] if len(items) else [nodes.paragraph(text="No point of these kinds is marked no-effect.")]
 
 
-# Where a message raised inside ``sglang/srt/speculative/`` is explained (that folder has no interaction
-# points): the first rule whose fragment occurs in the file's path below the folder, else the fallback,
-# the section on crashes while serving. DSPARK's ragged verification and DFLASH's Domino and LiliCorr
-# helpers are imported by those workers only (``dspark_worker_v2.py``, ``dflash_worker_v2.py``).
-SPECULATIVE_FILE_SECTIONS: tuple[tuple[str, str], ...] = (
-    ("dspark", "dspark-howto"), ("ragged_verify", "dspark-ragged-verify"),
-    ("dflash", "dflash-howto"), ("domino", "dflash-howto"), ("lilicorr", "dflash-howto"),
-    ("uno", "uno-howto"), ("ngram", "ngram-howto"),
-    ("frozen_kv_mtp", "mtp-howto"), ("multi_layer_eagle", "mtp-howto"),
-    ("adaptive", "decision-note-adaptive"), ("decoupled_spec_io", "ix-disaggregation-decoupled"),
-)
-SPECULATIVE_FALLBACK = "trouble-runtime-crash"
-
-
-def section_of_speculative_file(rel: str) -> str:
-    """The label explaining messages of ``rel`` (a path under ``sglang/srt/speculative/``), by
-    :data:`SPECULATIVE_FILE_SECTIONS`, else :data:`SPECULATIVE_FALLBACK`."""
-    tail = rel.removeprefix(ix.SPECULATIVE_DIR)
-    return next((label for fragment, label in SPECULATIVE_FILE_SECTIONS if fragment in tail), SPECULATIVE_FALLBACK)
-
-
-@functools.cache
-def speculative_dir_messages(root: str) -> tuple[tuple[str, str, str], ...]:
-    """``(file, function, text)`` of every message (raise, assert with text, warning) of the functions in
-    ``sglang/srt/speculative/`` of the wheel under ``root``, read once per process
-    (:func:`speccheck.message_history.tree_messages`)."""
-    return tuple((file, function, text) for text, file, function
-                 in message_history.tree_messages(Path(root), speculative_dir_only=True))
-
-
 class InteractionMessages(_MapDirective):
     """Every message that a function of the map raises, asserts or logs naming speculative decoding
-    (``detail.messages``), and every message of ``sglang/srt/speculative/`` (:func:`speculative_dir_messages`),
-    that the error-message reference does not explain, grouped by the section that explains it: a line
-    linking the section, then each message as a literal with its file and function. A message of a function
-    marked no-effect is not listed (it is an internal check)."""
+    (``detail.messages`` of ``reads-spec-state`` points), and every message of ``sglang/srt/speculative/``
+    (``detail.messages`` of ``speculative-file`` points, ``[function, text]`` pairs), that the error-message
+    reference does not explain, grouped by the section the point maps to: a line linking the section, then
+    each message as a literal with its file and function. A message of a point marked no-effect is not
+    listed (it is an internal check)."""
 
     def run(self) -> list[nodes.Node]:
         points, _, resolutions = self._data()
@@ -257,10 +227,9 @@ class InteractionMessages(_MapDirective):
                 by_section.setdefault(label, []).append((text, f"{file.removeprefix('sglang/')}, {qualname}"))
 
         for p, r in zip(points, resolutions, strict=True):
-            for text in p.detail.get("messages", ()) if r.section else ():
-                add(r.section, p.file, p.qualname, text)
-        for file, qualname, text in speculative_dir_messages(str(er.site_packages())):
-            add(section_of_speculative_file(file), file, qualname, text)
+            for message in p.detail.get("messages", ()) if r.section else ():
+                qualname, text = message if p.kind == "speculative-file" else (p.qualname, message)
+                add(r.section, p.file, qualname, text)
         out: list[nodes.Node] = []
         for label in sorted(by_section):
             head = nodes.paragraph(classes=["interaction-messages-section"])
