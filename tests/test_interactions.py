@@ -178,6 +178,17 @@ def test_every_message_of_a_mapped_function_is_findable_on_the_site(html_dir):
     assert not twice, "messages the error reference explains, listed again:\n" + "\n".join(twice[:20])
 
 
+def test_each_group_of_listed_messages_links_the_section_that_explains_it(html_dir):
+    """Each "Explained in" line of the messages page is a working link: a label the page cannot link (a
+    label on a paragraph rather than a heading) would otherwise show as bare text."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((html_dir / "reference" / "error-messages-other.html").read_text(), "html.parser")
+    heads = soup.select("p.interaction-messages-section")
+    unlinked = [" ".join(h.get_text().split()) for h in heads if not h.find("a", href=True)]
+    assert heads and not unlinked, f"groups without a link: {unlinked}"
+
+
 def test_model_classes_tell_drafts_from_targets(fixture_points):
     target = fixture_points["model:sglang/srt/models/llama.py::LlamaForCausalLM"].detail
     draft = fixture_points["model:sglang/srt/models/llama_eagle.py::LlamaForCausalLMEagle"].detail
