@@ -9,6 +9,7 @@ at the verdict release and not in the release before it.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -200,3 +201,46 @@ def test_a_message_gone_by_the_newest_release_is_listed_with_its_releases(tmp_pa
     data = message_history.history({r: tmp_path / r for r in ("1.1", "1.2", "1.3")})
     assert data["messages"] == [{"text": "draft too old", "first": "1.1", "last": "1.2",
                                  "file": "sglang/srt/speculative/worker.py", "function": "start"}]
+
+
+def test_code_history_counts_a_change_of_code_and_not_of_docstring_or_layout(tmp_path):
+    from speccheck import code_history
+
+    bodies = {
+        "1.1": 'def verify(x):\n    return x + 1\n',
+        "1.2": 'def verify(x):\n    """Now documented."""\n    # a comment\n    return (x +\n            1)\n\n\n'
+               'def accept(n):\n    return n\n',
+        "1.3": 'def verify(x):\n    return x + 2\n\n\ndef accept(n):\n    return n\n',
+    }
+    for release, body in bodies.items():
+        spec = tmp_path / release / "sglang" / "srt" / "speculative"
+        spec.mkdir(parents=True)
+        (spec / "worker.py").write_text(body)
+        (tmp_path / release / "sglang" / "srt" / "sched.py").write_text(
+            "def step(batch):\n    return batch.spec_info" + (" or 0\n" if release == "1.2" else "\n"))
+    trees = {r: tmp_path / r for r in bodies}
+    wanted = code_history.scope([], trees["1.3"]) | {"sglang/srt/sched.py": {"step"}}
+    data = code_history.history(trees, wanted)
+    assert data["releases"] == ["1.1", "1.2", "1.3"]
+    assert data["units"] == [["sglang/srt/sched.py", "step", "1.1", ["1.2", "1.3"]],
+                             ["sglang/srt/speculative/worker.py", "accept", "1.2", []],
+                             ["sglang/srt/speculative/worker.py", "verify", "1.1", ["1.3"]]]
+
+
+def test_the_code_history_follows_every_function_point_and_every_unit_of_the_speculative_folder():
+    """After ``make interactions`` moves the map, ``make code-history`` must follow: the units are exactly
+    the map's ``reads-spec-state`` points and the pinned wheel's ``sglang/srt/speculative/`` units."""
+    from speccheck import code_history
+    from speccheck import interactions as ix
+    from speccheck.errors import site_packages
+
+    data = code_history.load()
+    assert data["releases"] == DATA["releases"], "run `make code-history` (the releases read changed)"
+    have = {(u[0], u[1]) for u in data["units"]}
+    want = {(f, q) for f, names in code_history.scope(ix.load(), site_packages()).items()
+            for q in (names or [u.qualname for u in ix._units(ast.parse((site_packages() / f).read_bytes()))])}
+    assert have == want, (f"missing {sorted(want - have)[:5]}, extra {sorted(have - want)[:5]}: "
+                          "run `make code-history`")
+    order = {r: i for i, r in enumerate(data["releases"])}
+    assert all(all(order[u[2]] < order[c] for c in u[3]) and u[3] == sorted(u[3], key=order.get)
+               for u in data["units"])

@@ -32,6 +32,7 @@ GENERATED = [
     r"speccheck/data/flag-history\.json",  # make flag-history: one entry per release, the pin included
     r"speccheck/data/behaviour-history\.json",  # make behaviour-history: the same releases
     r"speccheck/data/message-history\.json",  # make message-history: the same releases
+    r"speccheck/data/code-history\.json",  # make code-history: the same releases
     r"speccheck/data/release-dates\.json",  # make release-dates: the same releases, with SpecForge's
     r"speccheck/data/specforge-releases\.json",  # make flag-history: SpecForge's releases, the pin included
 ]
