@@ -1,6 +1,7 @@
-"""Directives of the interaction map (docs/reference/interactions/): counts per subsystem and the model table.
+"""Directives of the interaction map (docs/reference/interactions/): counts per subsystem, the model table and
+the code history (docs/reference/code-history.md).
 
-Both read ``speccheck/data/interactions.json`` (written by ``make interactions`` from the pinned wheel) and
+They read ``speccheck/data/interactions.json`` (written by ``make interactions`` from the pinned wheel) and
 ``speccheck/data/interactions-map.yaml`` (where each point is explained); a page that uses them is read again
 when either file changes.
 
@@ -8,7 +9,10 @@ when either file changes.
   section, how many are marked no-user-visible-effect, and the sections they map to (as links);
 - ``interaction-models`` (option ``:role:`` ``draft`` or ``target``): a table of the model classes with a
   draft or MTP path (kind ``model-class``): class, file, whether the module's ``EntryClass`` registers it
-  (so ``architectures[0]`` of a checkpoint can name it) and the target-side hooks it defines.
+  (so ``architectures[0]`` of a checkpoint can name it) and the target-side hooks it defines;
+- ``code-history`` (option ``:files:`` ``speculative`` or ``other``): per file, the releases in which each
+  function's code changed (``speccheck/data/code-history.json``, written by ``make code-history``), with the
+  section of the map that explains it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
 import doc_tables
+from speccheck import code_history
 from speccheck import errors as er
 from speccheck import interactions as ix
 
@@ -245,7 +250,74 @@ class InteractionMessages(_MapDirective):
         return out or [nodes.paragraph(text="No function of the map raises or logs an unexplained message.")]
 
 
+def _changes(first: str, changed: list[str], oldest: str) -> str:
+    """``new in 0.5.16, changed in 0.5.18, 0.5.20`` (the part of a unit's line after its name)."""
+    parts = [] if first == oldest else [f"new at this path in {first}"]
+    if changed:
+        parts.append("changed in " + ", ".join(changed))
+    return "; ".join(parts)
+
+
+class CodeHistory(_MapDirective):
+    """The releases in which each unit of speculative code changed (``speccheck/data/code-history.json``,
+    ``make code-history``), one list item per file: the file path (searchable), the section that explains
+    it, then each unit that changed or arrived after the oldest release read as ``name: new at this path in
+    R; changed in R1, R2``, then the rest as names. ``:files: speculative`` lists the files under
+    ``sglang/srt/speculative/``, ``:files: other`` the rest. A unit's own section is named when it differs
+    from its file's."""
+
+    option_spec = {"files": lambda v: directives.choice(v, ("speculative", "other"))}
+
+    def run(self) -> list[nodes.Node]:
+        points, _, resolutions = self._data()
+        self.env.note_dependency(str(code_history.OUT))
+        data = code_history.load()
+        oldest = data["releases"][0]
+        section = {}  # (file, qualname) of a function point, or (file, "") of a speculative-file point
+        for p, r in zip(points, resolutions, strict=True):
+            if r.section and p.kind in ("reads-spec-state", "speculative-file"):
+                section[(p.file, p.qualname if p.kind == "reads-spec-state" else "")] = r.section
+        want_spec = self.options.get("files", "other") == "speculative"
+        by_file: dict[str, list] = {}
+        for file, qualname, first, changed in data["units"]:
+            if file.startswith(code_history.SPECULATIVE_DIR) == want_spec:
+                by_file.setdefault(file, []).append((qualname, first, changed))
+        items = nodes.bullet_list(classes=["code-history", "source-note"])
+        for file, units in by_file.items():
+            own = [section.get((file, q)) for q, _, _ in units]
+            home = section.get((file, ""))
+            if not home and any(own):
+                home = Counter(s for s in own if s).most_common(1)[0][0]
+            head = nodes.paragraph()
+            head += _searchable_name(file.removeprefix("sglang/"))
+            if home:
+                head += nodes.Text(": explained in ")
+                head += _ref(home)
+            body = nodes.paragraph()
+            quiet = []
+            for (qualname, first, changed), mine in zip(units, own, strict=True):
+                when = _changes(first, changed, oldest)
+                if not when:
+                    quiet.append(qualname)
+                    continue
+                body += nodes.literal(text=qualname)
+                body += nodes.Text(f": {when}")
+                if mine and mine != home:
+                    body += nodes.Text(" (")
+                    body += _ref(mine)
+                    body += nodes.Text(")")
+                body += nodes.Text(". ")
+            if quiet:
+                body += nodes.Text(f"Unchanged since {oldest}: ")
+                for i, qualname in enumerate(quiet):
+                    body += nodes.literal(text=qualname)
+                    body += nodes.Text(", " if i < len(quiet) - 1 else ".")
+            items += nodes.list_item("", head, body)
+        return [items]
+
+
 def setup(app):
+    app.add_directive("code-history", CodeHistory)
     app.connect("missing-reference", _keep_missing_as_text)
     app.add_directive("interaction-points", InteractionPoints)
     app.add_directive("interaction-summary", InteractionSummary)
