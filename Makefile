@@ -24,7 +24,7 @@ PIP_INSTALL := -m pip install --quiet --require-hashes --no-deps
 
 .DEFAULT_GOAL := help
 .PHONY: help venv lock html serve test test-fast lint lab clean bench check-commands sglang-drift release-changes flag-history \
-  behaviour-history message-history release-dates release-verdicts error-messages interactions bump linkcheck
+  behaviour-history message-history code-history release-dates release-verdicts error-messages interactions bump linkcheck
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -138,8 +138,6 @@ interactions: $(BIN)/.installed ## Regenerate speccheck/data/interactions.json (
 release-verdicts: $(BIN)/.installed ## Write the release verdicts of the field-report corpus from the wheel cache.
 	$(BIN)/python tools/release_verdicts.py --cache $(BUILDDIR)/sglang-wheels
 
-# Reads the wheels that `make flag-history` unpacked (no download); the signatures are hand-written
-# in speccheck/data/behaviour-changes.yaml.
 # Reads the wheels that `make flag-history` unpacked (no download).
 message-history: $(BIN)/.installed ## List the speculative messages earlier releases printed and the pin does not (speccheck/data/message-history.json).
 	$(BIN)/python -m speccheck.message_history --cache $(BUILDDIR)/sglang-wheels
@@ -148,8 +146,14 @@ message-history: $(BIN)/.installed ## List the speculative messages earlier rele
 release-dates: $(BIN)/.installed ## Write the PyPI publication date of every SGLang and SpecForge release read into speccheck/data/release-dates.json.
 	$(BIN)/python tools/release_dates.py
 
+# Reads the wheels that `make flag-history` unpacked (no download); the signatures are hand-written
+# in speccheck/data/behaviour-changes.yaml.
 behaviour-history: $(BIN)/.installed ## Date each declared behaviour change from the wheels into speccheck/data/behaviour-history.json.
 	$(BIN)/python -m speccheck.behaviour --cache $(BUILDDIR)/sglang-wheels
+
+# Reads the wheels that `make flag-history` unpacked (no download) and the map of `make interactions`.
+code-history: $(BIN)/.installed ## List the releases in which each unit of speculative code changed (speccheck/data/code-history.json).
+	$(BIN)/python -m speccheck.code_history --cache $(BUILDDIR)/sglang-wheels
 
 # The whole pin move after requirements-pinned.txt names the new release, in order: the locks and
 # .venv first (everything after reads the new release), the interaction map before the flag history
@@ -163,6 +167,7 @@ bump: ## Move the pin after editing requirements-pinned.txt: locks, .venv, every
 	$(MAKE) flag-history
 	$(MAKE) behaviour-history
 	$(MAKE) message-history
+	$(MAKE) code-history
 	$(MAKE) release-dates
 	$(MAKE) release-verdicts
 	$(MAKE) error-messages
