@@ -150,6 +150,19 @@ def verdict(states: list[bool], releases: list[str], absent: bool) -> dict:
     return out
 
 
+def history_trees(cache: Path) -> dict[str, Path] | None:
+    """``{version: tree}`` of exactly the releases of the behaviour history (``HISTORY``), oldest first, so
+    every generated history speaks of the same releases; ``None`` after printing to stderr which releases
+    ``cache`` lacks (``make flag-history`` fills it)."""
+    releases = json.loads(HISTORY.read_text(encoding="utf-8"))["releases"]
+    trees = release_trees(cache)
+    missing = [r for r in releases if r not in trees]
+    if missing:
+        print(f"the wheel cache {cache} lacks releases {missing}: run `make flag-history` first", file=sys.stderr)
+        return None
+    return {r: trees[r] for r in releases}
+
+
 def release_trees(cache: Path, first: str | None = None, last: str | None = None) -> dict[str, Path]:
     """``{version: tree}`` of every release unpacked in ``cache``, oldest first.
 

@@ -93,14 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=behaviour.DEFAULT_CACHE)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    # The releases of the behaviour history (make behaviour-history), so both pages speak of the same ones.
-    releases = json.loads(behaviour.HISTORY.read_text(encoding="utf-8"))["releases"]
-    trees = behaviour.release_trees(args.cache)
-    missing = [r for r in releases if r not in trees]
-    if missing:
-        print(f"the wheel cache {args.cache} lacks releases {missing}: run `make flag-history` first", file=sys.stderr)
+    trees = behaviour.history_trees(args.cache)
+    if trees is None:
         return 1
-    data = history({r: trees[r] for r in releases})
+    data = history(trees)
     args.out.write_text("\n".join(["{", f' "releases": {json.dumps(data["releases"])},', ' "messages": [', ''])
                         + ",\n".join("  " + json.dumps(m, sort_keys=True) for m in data["messages"])
                         + "\n ]\n}\n")
